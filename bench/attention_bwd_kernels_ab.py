@@ -10,7 +10,9 @@ tests/gpu/check_attention.py's) before anything is timed; then, in rotated round
 dK/dV kernel.  Prints the median of the round medians in ms, each build's ratio to the first, and
 the largest spread (max - min) / median of the round medians.
 
-usage: python3 bench/attention_bwd_kernels_ab.py LABEL=LIB.so [LABEL=LIB.so ...]"""
+usage: python3 bench/attention_bwd_kernels_ab.py LABEL=LIB.so [LABEL=LIB.so ...]
+       (VARS from the environment: the variants to run, comma-separated, default all four:
+       d256,d256_softcap,d128_softcap,dq_atomic_bf16_d128)"""
 import math
 import os
 import sys
@@ -34,8 +36,11 @@ libs = dict(named_libs(sys.argv[1:]))
 flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
 rounds, reps = int(os.environ.get("ROUNDS", 4)), int(os.environ.get("REPS", 3))
 print("bf16 dK/dV kernels, ms (median of round medians), spread; outputs vs the first build")
+VARS = os.environ.get("VARS", "d256,d256_softcap,d128_softcap,dq_atomic_bf16_d128").split(",")
 for var, D, cap, atomic in (("d256", 256, False, False), ("d256_softcap", 256, True, False),
                             ("d128_softcap", 128, True, False), ("dq_atomic_bf16_d128", 128, False, True)):
+    if var not in VARS:
+        continue
     for S in (1024, 16384):
         for causal in (True, False):
             B, H = 16384 // S, 2048 // D

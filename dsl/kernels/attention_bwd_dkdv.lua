@@ -33,11 +33,11 @@ return tile.kernel {
     if target:match("^gfx") then return "the d256 backward needs more than the 64 KB of LDS a block gets on " .. target .. " (Q, dO, K and V tiles of 256 columns)" end
     if v.dq_atomic then return "dK, dV and dQ of a 256-wide key block do not fit in registers (sm80: 184 bytes of spills at the best config); take dQ from attention_bwd_dq (dq_atomic = false)" end
   end,
-  -- d256: 8 warps, each 16 key rows and half the columns of dK and dV;
-  -- 64 queries a step (32 after the halving below), in one stage on sm80
-  -- (shared memory) and two on sm90a
+  -- d256: 8 warps, each 16 key rows and half the columns of dK and dV; 64 queries a step
+  -- (32 after the halving below), in one stage on sm80 (shared memory); on sm90a 128 (64),
+  -- two stages, warp-specialized (ws, below)
   variant_config = function(v, target)
-    if v.hdim == "d256" then return { threads = 256, WN = 2, BN = 64, BM = 64, stages = target == "sm80" and 1 or 2 } end
+    if v.hdim == "d256" then return { threads = 256, WN = 2, BN = 64, BM = target == "sm90a" and 128 or 64, stages = target == "sm80" and 1 or 2 } end
     -- d96 on sm90a: d128's 256 threads and 128 keys (warp-specialized) spilled
     -- 8 bytes in the cp.async twin (f16), so its own 128 threads and 64 keys
     if v.hdim == "d96" and target == "sm90a" and not v.softcap and not v.dq_atomic then return { threads = 128, BN = 64 } end
@@ -108,10 +108,10 @@ return tile.kernel {
     while BN // (c.threads // k.warp // WN) < 16 do WN = WN * 2 end
     -- d128: half the queries per step, so dK, dV, S^T and dP^T fit in registers
     -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB);
-    -- dq_atomic: BM = BN, as dQ's accumulator [BM, D] shares the warps' rows with dK's [BN, D],
-    -- but BM of the config in the warp-specialized loop (ws, below): its warpgroups split D
-    -- (WN = 2: dQ's [BM, D] too), or own whole rows and compute dQ^T (WN = 1: dSs)
-    local ws = k.target == "sm90a" and c.threads >= 256 and (WN == 1 or (v.dq_atomic and D >= 128))
+    -- dq_atomic: BM = BN, as dQ's [BM, D] shares the warps' rows with dK's [BN, D], but BM of the
+    -- config in the warp-specialized loop (ws, below), whose warpgroups split D (WN = 2: dQ's [BM, D]
+    -- too; d256's dK and dV, 256 registers a thread in one warpgroup), or own whole rows (WN = 1: dSs)
+    local ws = k.target == "sm90a" and c.threads >= 256 and (WN == 1 or (v.dq_atomic and D >= 128) or D == 256)
     local BM = v.dq_atomic and (ws and c.BM or BN) or D >= 128 and c.BM // 2 or c.BM
     local nkb = tile.cdiv(p.Sk, BN)
     local pid, bh = k:grid(nkb, p.B * p.Hkv)
@@ -221,8 +221,8 @@ return tile.kernel {
     end
     -- gen runs a k:pipelined loop warp-specialized only at the top of the
     -- kernel's body (docs/hopper.md): where it can (sm90a, two consumer
-    -- warpgroups, wgmma: WN = 1, or dQ by atomics at D = 128 with WN = 2,
-    -- whose warpgroups split D and stage P^T and dS^T) the group's query
+    -- warpgroups, wgmma: WN = 1, or with WN = 2 dQ by atomics at D = 128 and
+    -- D = 256, whose warpgroups split D and stage P^T and dS^T) the group's query
     -- heads go into the one loop, nqh query blocks each, the ring running on
     -- from one head to the next (step i: head hk * group + i // nqh, block
     -- first + i % nqh); elsewhere a loop over the heads around the pipelined

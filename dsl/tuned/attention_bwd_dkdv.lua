@@ -271,22 +271,21 @@ return {
       variant = "attention_bwd_dkdv_bf16_d128_softcap",
     },
     {
+      -- set by hand (2026-11-26): warp-specialized, 256 consumer threads in two warpgroups side by side
+      -- along D (WN = 2, P^T and dS^T staged for wgmma), 64 keys a block, 64 queries a step; bf16 on an
+      -- H200, 0.47-0.49x the dK/dV time of the 128-thread mma.sync kernel at S 1K-16K
+      -- (bench/results/2026-11-26-h200-attention-bwd-d256.txt)
       bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
-        BN = 32,
+        BM = 128,
+        BN = 64,
         WN = 2,
         stages = 2,
-        threads = 128,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 86.15090201,
-      kernel_hash = "2fab5a67dbdec739",
-      median_ms = 4.685984135,
       shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 234.638359,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dkdv_bf16_d256",
     },
     {
@@ -406,22 +405,21 @@ return {
       variant = "attention_bwd_dkdv_f16_d128_softcap",
     },
     {
+      -- set by hand (2026-11-26): warp-specialized, 256 consumer threads in two warpgroups side by side
+      -- along D (WN = 2, P^T and dS^T staged for wgmma), 64 keys a block, 64 queries a step; bf16 on an
+      -- H200, 0.47-0.49x the dK/dV time of the 128-thread mma.sync kernel at S 1K-16K
+      -- (bench/results/2026-11-26-h200-attention-bwd-d256.txt)
       bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
-        BN = 32,
+        BM = 128,
+        BN = 64,
         WN = 2,
         stages = 2,
-        threads = 128,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 85.97975129,
-      kernel_hash = "2fab5a67dbdec739",
-      median_ms = 4.695312023,
       shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 234.1722174,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dkdv_f16_d256",
     },
     {

@@ -93,21 +93,19 @@ return {
       variant = "attention_bwd_dq_bf16_d128",
     },
     {
+      -- set by hand (2026-11-26): the tuner's 128 query rows and 32 keys a step on a 3-stage cp.async
+      -- ring (2 before); bf16 on an H200, 0.93-0.98x the dQ time of 2 stages at S 1K-16K
+      -- (bench/results/2026-11-26-h200-attention-bwd-d256.txt)
       bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       config = {
         BM = 128,
         BN = 32,
-        stages = 2,
+        stages = 3,
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 195.7081088,
-      kernel_hash = "c7764a404dd9281f",
-      median_ms = 1.719871998,
       shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 479.4738922,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dq_bf16_d256",
     },
     {
@@ -145,21 +143,19 @@ return {
       variant = "attention_bwd_dq_f16_d128",
     },
     {
+      -- set by hand (2026-11-26): the tuner's 128 query rows and 32 keys a step on a 3-stage cp.async
+      -- ring (2 before); bf16 on an H200, 0.93-0.98x the dQ time of 2 stages at S 1K-16K
+      -- (bench/results/2026-11-26-h200-attention-bwd-d256.txt)
       bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       config = {
         BM = 128,
         BN = 32,
-        stages = 2,
+        stages = 3,
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 190.8815509,
-      kernel_hash = "c7764a404dd9281f",
-      median_ms = 1.763360023,
       shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 467.649096,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dq_f16_d256",
     },
     {

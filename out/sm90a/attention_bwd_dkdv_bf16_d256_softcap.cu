@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=2 stages=2 threads=256 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_bf16_d256_softcap on sm90a, NVIDIA H100 80GB HBM3; variant_config: BM BN WN stages threads).
+ * Config: BM=128 BN=64 WN=2 stages=2 threads=256 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_bf16_d256_softcap on sm90a, NVIDIA H100 80GB HBM3; variant_config: BM BN WN stages threads).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d256_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -202,11 +202,12 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n16k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n16k16_bf16_ss(float (&d)[8], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %12, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %10, %11;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[4]), "+f"(d[5]), "+f"(d[2]), "+f"(d[3]), "+f"(d[6]), "+f"(d[7])
+/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_bf16_ss(float (&d)[16], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -225,14 +226,349 @@ template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_bf16_ss(float (&d)[64],
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
-/* One block (256 threads) of attention_bwd_dkdv_bf16_d256_softcap. */
-__global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* One block (256 threads) of attention_bwd_dkdv_bf16_d256_softcap_cp. */
+__global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_cp_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [64, 32] accumulator */
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 % 4 * 16;
-  const int warp_col = tid / 128 % 2 * 16;
+  const int warp_col = tid / 128 % 2 * 32;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
@@ -246,13 +582,13 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_kern
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Vs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 32768);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Qs)[4][32][64] = (__nv_bfloat16 (*)[4][32][64])(lt_smem + 65536);
+  __nv_bfloat16 (*Qs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 65536);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*dOs)[4][32][64] = (__nv_bfloat16 (*)[4][32][64])(lt_smem + 98304);
-  float (*lses)[1][32] = (float (*)[1][32])(lt_smem + 131072);
-  float (*deltas)[1][32] = (float (*)[1][32])(lt_smem + 131328);
-  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
-  __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 131584);
+  __nv_bfloat16 (*dOs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 131072);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 196608);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 197120);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __nv_bfloat16 (*st_sh)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 197632);
   /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dK_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
@@ -271,48 +607,70 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_kern
   // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
   // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 32 - 1) / 32;
+  const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
   // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
-  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
-  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
   // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 32;
-      const int gc = tid % 32 * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Ks[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        lt_cp_async16(&Ks[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(kb * 64 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = kb * 64 + ri * 8 + tid / 32;
+        const int gc = tid % 32 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
+        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+          const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+          else lt_cp_async4x4(&Ks[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          }
         }
       }
     }
   }
   // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 32;
-      const int gc = tid % 32 * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Vs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        lt_cp_async16(&Vs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(kb * 64 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = kb * 64 + ri * 8 + tid / 32;
+        const int gc = tid % 32 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
+        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+          const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+          else lt_cp_async4x4(&Vs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          }
         }
       }
     }
@@ -341,550 +699,548 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:239: k:serial(0, group, function(g)
-  for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:240: local h = hk * group + g
-    const int h_2 = hk * group + g;
-    lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:241: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
-    /* prologue: start the copies of the first iteration, one commit group */
-    for (int j_stage = 0; j_stage < 1; ++j_stage) {
-      const int j = first + j_stage;
-      if (j < last) {
-        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 32;
-              const int gc = tid % 32 * 8;
-              const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
-                else lt_cp_async4x4(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-                }
-              }
-            }
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
+  const int nqh = last - first;
+  // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int i_stage = 0; i_stage < 1; ++i_stage) {
+    const int i = i_stage;
+    if (i < group * nqh) {
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sqh;
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Qs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
           }
-        }
-        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 32;
-              const int gc = tid % 32 * 8;
-              const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
-                else lt_cp_async4x4(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&lses[j_stage][0][tid * 4], base + j * 32 + tid * 4, 16);
-            }
-          } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j * 32 + tid * 4;
-              const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
-                else lt_cp_async4x4(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  lses[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-                }
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&deltas[j_stage][0][tid * 4], base + j * 32 + tid * 4, 16);
-            }
-          } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j * 32 + tid * 4;
-              const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
-                else lt_cp_async4x4(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  deltas[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-                }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+              else lt_cp_async4x4(&Qs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Qs[i_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
         }
       }
-      lt_cp_async_commit();
-    }
-    for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-      lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-      lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-      const int j_next = j + 1;
-      const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
-      if (j_next < last) {
-        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 32;
-              const int gc = tid % 32 * 8;
-              const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
-                else lt_cp_async4x4(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-                }
-              }
-            }
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sdoh;
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&dOs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
           }
-        }
-        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 32;
-              const int gc = tid % 32 * 8;
-              const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
-                else lt_cp_async4x4(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&lses[j_next_stage][0][tid * 4], base + j_next * 32 + tid * 4, 16);
-            }
-          } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j_next * 32 + tid * 4;
-              const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
-                else lt_cp_async4x4(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  lses[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-                }
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
-        {
-          const bool ok = b < B && h_2 < Hq;
-          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&deltas[j_next_stage][0][tid * 4], base + j_next * 32 + tid * 4, 16);
-            }
-          } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j_next * 32 + tid * 4;
-              const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
-                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
-                else lt_cp_async4x4(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  deltas[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-                }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+              else lt_cp_async4x4(&dOs[i_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                dOs[i_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
         }
       }
-      lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[8];
-      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(st);
-      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
-      #pragma unroll
-      for (int kk = 0; kk < 256; kk += 16) {
-        lt_wgmma_m64n16k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&lses[i_stage][0][tid * 4], base + (first + i % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[i_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[i_stage][0][tid * 4], ptr, LSE, n * 4);
+              else lt_cp_async4x4(&lses[i_stage][0][tid * 4], ptr, LSE, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                lses[i_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
-      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[8];
-      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(dpt);
-      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
-      #pragma unroll
-      for (int kk = 0; kk < 256; kk += 16) {
-        lt_wgmma_m64n16k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
-      }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
-      const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(st);   /* read below, after the wait */
-      lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
-      if (cuts) {
-        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
-        float t[8];
-        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&deltas[i_stage][0][tid * 4], base + (first + i % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[i_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[i_stage][0][tid * 4], ptr, Delta, n * 4);
+              else lt_cp_async4x4(&deltas[i_stage][0][tid * 4], ptr, Delta, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                deltas[i_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
-        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = t[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 4 + ci * 2 + vi] = 1.0f - t[ri * 4 + ci * 2 + vi] * t[ri * 4 + ci * 2 + vi];
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
-        int key[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          key[ri] = ri * 8 + row0;
-        }
-        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-        int row[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = key[ri] + (k0 - j * 32 - diag);
-        }
-        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
-        int lo[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
-        }
-        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-        int hi[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
-        }
-        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
-        int col[8];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] >= lo[ri] && col[ri * 4 + ci * 2 + vi] < hi[ri] ? st[ri * 4 + ci * 2 + vi] : -INFINITY;
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
-        float lse[4];
-        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
-          }
-        }
-        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = lt_pack_bf16x2(st[ri * 4 + ci * 2 + 0], st[ri * 4 + ci * 2 + 1]);
-          }
-        }
-        lt_wgmma_barrier();
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 4096, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
-        float delta[4];
-        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
-          }
-        }
-        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
-        float dst[8];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 4 + ci * 2 + vi];
-            }
-          }
-        }
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
-        lt_wgmma_barrier();
-        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = lt_pack_bf16x2(dst[ri * 4 + ci * 2 + 0], dst[ri * 4 + ci * 2 + 1]);
-          }
-        }
-        lt_wgmma_barrier();
-        lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 4096, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dk);   /* read below, after the wait */
-      } else {
-        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
-        float t_2[8];
-        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = t_2[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 4 + ci * 2 + vi] = 1.0f - t_2[ri * 4 + ci * 2 + vi] * t_2[ri * 4 + ci * 2 + vi];
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[4];
-        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
-          }
-        }
-        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = lt_pack_bf16x2(st[ri * 4 + ci * 2 + 0], st[ri * 4 + ci * 2 + 1]);
-          }
-        }
-        lt_wgmma_barrier();
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 4096, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[4];
-        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
-          }
-        }
-        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
-        float dst_2[8];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 4 + ci * 2 + vi];
-            }
-          }
-        }
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
-        lt_wgmma_barrier();
-        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = lt_pack_bf16x2(dst_2[ri * 4 + ci * 2 + 0], dst_2[ri * 4 + ci * 2 + 1]);
-          }
-        }
-        lt_wgmma_barrier();
-        lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 4096, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dk);   /* read below, after the wait */
       }
     }
-    lt_cp_async_wait<0>();
+    lt_cp_async_commit();
   }
+  for (int i = 0, i_stage = 0; i < group * nqh; ++i, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration i have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage i - 1 is free again */
+    const int i_next = i + 1;
+    const int i_next_stage = i_stage == 0 ? 1 : i_stage - 1;
+    if (i_next < group * nqh) {
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sqh;
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Qs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+              else lt_cp_async4x4(&Qs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Qs[i_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sdoh;
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&dOs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+              else lt_cp_async4x4(&dOs[i_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                dOs[i_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&lses[i_next_stage][0][tid * 4], base + (first + i_next % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[i_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[i_next_stage][0][tid * 4], ptr, LSE, n * 4);
+              else lt_cp_async4x4(&lses[i_next_stage][0][tid * 4], ptr, LSE, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                lses[i_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&deltas[i_next_stage][0][tid * 4], base + (first + i_next % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[i_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[i_next_stage][0][tid * 4], ptr, Delta, n * 4);
+              else lt_cp_async4x4(&deltas[i_next_stage][0][tid * 4], ptr, Delta, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                deltas[i_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
+    float st[16];
+    // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+    /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(st);
+    lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 256; kk += 16) {
+      lt_wgmma_m64n32k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
+    // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
+    float dpt[16];
+    // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+    /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(dpt);
+    lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 256; kk += 16) {
+      lt_wgmma_m64n32k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
+    // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
+    const int j = first + i % lt_imax(nqh, 1);
+    // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
+    const int qend = (j + 1) * 64;
+    // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+    const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(st);   /* read below, after the wait */
+    lt_wgmma_settle(dpt);   /* read below, after the wait */
+    // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
+      float t[16];
+      // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 8 + ci * 2 + vi] = t[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t[ri * 8 + ci * 2 + vi] = 1.0f - t[ri * 8 + ci * 2 + vi] * t[ri * 8 + ci * 2 + vi];
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
+      int key[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        key[ri] = ri * 8 + row0;
+      }
+      // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = key[ri] + (k0 - j * 64 - diag);
+      }
+      // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+      }
+      // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+      }
+      // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
+      int col[16];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+      float lse[8];
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
+        }
+      }
+      lt_wgmma_barrier();
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+      float delta[8];
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
+      float dst[16];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 8 + ci * 2 + vi];
+          }
+        }
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dv);   /* read below, after the wait */
+      lt_wgmma_barrier();
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(dst[ri * 8 + ci * 2 + 0], dst[ri * 8 + ci * 2 + 1]);
+        }
+      }
+      lt_wgmma_barrier();
+      lt_wgmma_settle(dk);
+      lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dk);   /* read below, after the wait */
+    } else {
+      // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
+      float t_2[16];
+      // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t_2[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 8 + ci * 2 + vi] = t_2[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t_2[ri * 8 + ci * 2 + vi] = 1.0f - t_2[ri * 8 + ci * 2 + vi] * t_2[ri * 8 + ci * 2 + vi];
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+      float lse_2[8];
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
+        }
+      }
+      lt_wgmma_barrier();
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+      float delta_2[8];
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
+      float dst_2[16];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 8 + ci * 2 + vi];
+          }
+        }
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dv);   /* read below, after the wait */
+      lt_wgmma_barrier();
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(dst_2[ri * 8 + ci * 2 + 0], dst_2[ri * 8 + ci * 2 + 1]);
+        }
+      }
+      lt_wgmma_barrier();
+      lt_wgmma_settle(dk);
+      lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dk);   /* read below, after the wait */
+    }
+  }
+  lt_cp_async_wait<0>();
   // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
@@ -975,6 +1331,573 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_softcap_kern
   }
 }
 
+/* Checks the arguments, then runs attention_bwd_dkdv_bf16_d256_softcap_cp over its grid on `stream`. */
+static int attention_bwd_dkdv_bf16_d256_softcap_cp(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdkb + (double)(Hkv - 1) * sdkh + (double)(Sk - 1) * sdks + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sdkb < 256 && B > 1) || (sdkh < 256 && Hkv > 1) || (sdks < 256 && Sk > 1) || (sdvb < 256 && B > 1) || (sdvh < 256 && Hkv > 1) || (sdvs < 256 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 205824 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d256_softcap_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 205824);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dkdv_bf16_d256_softcap_cp_kernel<<<grid, dim3(256), 205824, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_bwd_dkdv_bf16_d256_softcap: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_bwd_dkdv.lua:235 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d256_softcap_kernel(const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap dO_map, const __grid_constant__ CUtensorMap LSE_map, const __grid_constant__ CUtensorMap Delta_map, const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = tid / 128 % 2 * 32;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  /* the 256-column accumulators: their warp's columns from warp_col_256, this thread's from col0_256 */
+  const int warp_col_256 = tid / 128 % 2 * 128, col0_256 = warp_col_256 + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int bh = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Ks)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 32768);
+  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*Qs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 65536);
+  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*dOs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 131072);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 196608);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 197120);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __nv_bfloat16 (*st_sh)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 197632);
+  /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*dK_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
+  /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*dV_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
+  uint64_t *i_full = (uint64_t *)(lt_smem + 205824), *i_empty = i_full + 2;   /* the ring's mbarriers */
+  uint64_t *i_pre = i_full + 4;   /* the mbarrier of the copies before the loop */
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 64 - 1) / 64;
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
+  const int kb = nkb - 1 - pid;
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
+  const int b = bh / Hkv;
+  const int hk = bh % Hkv;
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
+  const int group = Hq / Hkv;
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
+  const int k0 = kb * 64;
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  const int diag = Sk - Sq;
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 64 - 1) / 64;
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  const int lo_q = k0 - diag - window_right;
+  const int hi_q = k0 + 64 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
+  const int nqh = last - first;
+  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:235, 2 stages: i_full[i] says stage i's TMA copies have landed (66048 bytes), i_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int i_stage = 0; i_stage < 2; ++i_stage) {
+      lt_mbar_init(&i_full[i_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&i_empty[i_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(i_pre, 1);   /* the copies before the loop */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<24>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&dO_map);
+      lt_tma_prefetch_map(&LSE_map);
+      lt_tma_prefetch_map(&Delta_map);
+      lt_mbar_arrive_expect_tx(i_pre, 65536);   /* the bytes the copies before the loop deliver */
+      // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+      lt_tma_load_4d(&Ks[0][0][0], &K_map, 0, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Ks[1][0][0], &K_map, 64, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Ks[2][0][0], &K_map, 128, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Ks[3][0][0], &K_map, 192, kb * 64, hk, b, i_pre);
+      // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+      lt_tma_load_4d(&Vs[0][0][0], &V_map, 0, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Vs[1][0][0], &V_map, 64, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Vs[2][0][0], &V_map, 128, kb * 64, hk, b, i_pre);
+      lt_tma_load_4d(&Vs[3][0][0], &V_map, 192, kb * 64, hk, b, i_pre);
+      int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+      for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 1, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
+        lt_mbar_wait(&i_empty[i_stage], i_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        lt_mbar_arrive_expect_tx(&i_full[i_stage], 66048);   /* the bytes its copies deliver */
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        lt_tma_load_4d(&Qs[i_stage][0][0][0], &Q_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&Qs[i_stage][1][0][0], &Q_map, 64, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&Qs[i_stage][2][0][0], &Q_map, 128, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&Qs[i_stage][3][0][0], &Q_map, 192, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        lt_tma_load_4d(&dOs[i_stage][0][0][0], &dO_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&dOs[i_stage][1][0][0], &dO_map, 64, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&dOs[i_stage][2][0][0], &dO_map, 128, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        lt_tma_load_4d(&dOs[i_stage][3][0][0], &dO_map, 192, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        lt_tma_load_4d(&lses[i_stage][0][0], &LSE_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        lt_tma_load_4d(&deltas[i_stage][0][0], &Delta_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<240>();   /* the producer's registers, for the accumulators */
+    int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
+    float dk[64];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dk[ri * 32 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
+    float dv[64];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dv[ri * 32 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    lt_mbar_wait(i_pre, 0);   /* the copies before the loop have landed (its one phase) */
+    // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+    for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 1, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
+      lt_mbar_wait(&i_full[i_stage], i_phase);   /* the stage's copies have landed */
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[16];
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(st);
+      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 256; kk += 16) {
+        lt_wgmma_m64n32k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[16];
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(dpt);
+      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 256; kk += 16) {
+        lt_wgmma_m64n32k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
+      // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
+      const int j = first + i % lt_imax(nqh, 1);
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
+      const int qend = (j + 1) * 64;
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(st);   /* read below, after the wait */
+      lt_wgmma_settle(dpt);   /* read below, after the wait */
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
+        float t[16];
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 8 + ci * 2 + vi] = t[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t[ri * 8 + ci * 2 + vi] = 1.0f - t[ri * 8 + ci * 2 + vi] * t[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
+        int key[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          key[ri] = ri * 8 + row0;
+        }
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
+        }
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+        }
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+        }
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
+        int col[16];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+        float lse[8];
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+            }
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+        float delta[8];
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
+        float dst[16];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(dst[ri * 8 + ci * 2 + 0], dst[ri * 8 + ci * 2 + 1]);
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
+      } else {
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
+        float t_2[16];
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t_2[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 8 + ci * 2 + vi] = t_2[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t_2[ri * 8 + ci * 2 + vi] = 1.0f - t_2[ri * 8 + ci * 2 + vi] * t_2[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[8];
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+            }
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[8];
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
+        float dst_2[16];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(dst_2[ri * 8 + ci * 2 + 0], dst_2[ri * 8 + ci * 2 + 1]);
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][warp_col_256 / 64][kk][warp_col_256 % 64], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
+      }
+      if (lane == 0) lt_mbar_arrive(&i_empty[i_stage]);   /* each warp gives the stage back to the producer */
+    }
+    // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+    {
+      const bool ok = b < B && hk < Hkv;
+      __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
+      if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles dK_out lies over */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            union { uint32_t v; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0_256) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* dK_out is whole */
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          *(uint4 *)(base + (int64_t)(kb * 64 + tid / 32) * sdks + (int64_t)(ri * 8) * sdks + tid % 32 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            const int gc = ci * 8 + col0_256;
+            __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
+            if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              }
+            }
+          }
+        }
+      }
+    }
+    // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+    {
+      const bool ok = b < B && hk < Hkv;
+      __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
+      if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles dV_out lies over */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            union { uint32_t v; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+            *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0_256) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* dV_out is whole */
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          *(uint4 *)(base + (int64_t)(kb * 64 + tid / 32) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 32 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            const int gc = ci * 8 + col0_256;
+            __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
+            if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs attention_bwd_dkdv_bf16_d256_softcap over its grid on `stream`. */
 extern "C" int attention_bwd_dkdv_bf16_d256_softcap(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right, void *stream)
 {
@@ -996,10 +1919,31 @@ extern "C" int attention_bwd_dkdv_bf16_d256_softcap(const void *Q, const void *K
   const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t K_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 64, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 64, 1, 1};
+  const uint64_t Q_map_dims[4] = {(uint64_t)256, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 64, 1, 1};
+  const uint64_t dO_map_dims[4] = {(uint64_t)256, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, dO_map_strides[3] = {(uint64_t)sdos, (uint64_t)sdoh, (uint64_t)sdob};
+  const uint32_t dO_map_box[4] = {64, 64, 1, 1};
+  const uint64_t LSE_map_dims[4] = {(uint64_t)Sq, (uint64_t)1, (uint64_t)Hq, (uint64_t)B}, LSE_map_strides[3] = {(uint64_t)(int64_t)Sq, (uint64_t)(int64_t)Sq, (uint64_t)((int64_t)Sq * (int64_t)Hq)};
+  const uint32_t LSE_map_box[4] = {64, 1, 1, 1};
+  const uint64_t Delta_map_dims[4] = {(uint64_t)Sq, (uint64_t)1, (uint64_t)Hq, (uint64_t)B}, Delta_map_strides[3] = {(uint64_t)(int64_t)Sq, (uint64_t)(int64_t)Sq, (uint64_t)((int64_t)Sq * (int64_t)Hq)};
+  const uint32_t Delta_map_box[4] = {64, 1, 1, 1};
+  CUtensorMap K_map, V_map, Q_map, dO_map, LSE_map, Delta_map;
+  if (lt_tma_encode(&K_map, K, LT_TMA_BF16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_BF16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0 ||
+      lt_tma_encode(&Q_map, Q, LT_TMA_BF16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&dO_map, dO, LT_TMA_BF16, 4, dO_map_dims, dO_map_strides, dO_map_box, 128) != 0 ||
+      lt_tma_encode(&LSE_map, LSE, LT_TMA_F32, 4, LSE_map_dims, LSE_map_strides, LSE_map_box, 0) != 0 ||
+      lt_tma_encode(&Delta_map, Delta, LT_TMA_F32, 4, Delta_map_dims, Delta_map_strides, Delta_map_box, 0) != 0)
+    return attention_bwd_dkdv_bf16_d256_softcap_cp(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right, stream);
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 135680 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d256_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 135680);
+  /* 205864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d256_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 205864);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_bf16_d256_softcap_kernel<<<grid, dim3(256), 135680, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_bf16_d256_softcap_kernel<<<grid, dim3(384), 205864, (cudaStream_t)stream>>>(K_map, V_map, Q_map, dO_map, LSE_map, Delta_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

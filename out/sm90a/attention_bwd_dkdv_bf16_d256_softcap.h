@@ -46,6 +46,9 @@
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:122: windows below 2^30, as sizes)
+ * Fast path: TMA copies in a warp-specialized kernel, where K, V, Q, dO, LSE, Delta start 16-byte aligned
+ * and skb, skh, sks, svb, svh, svs, sqb, sqh, sqs, sdob, sdoh, sdos, Sq * Hq, Sq are multiples of 16 bytes in their tensor's elements (any stride of a size-1 dimension);
+ * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d256_softcap.cu
  */
 #ifndef LUATILE_ATTENTION_BWD_DKDV_BF16_D256_SOFTCAP_H

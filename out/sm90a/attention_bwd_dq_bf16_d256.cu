@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=128 BN=32 stages=2 threads=256 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096).
+ * Config: BM=128 BN=32 stages=3 threads=256 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_bf16_d256.cu
  */
 #include <cuda_runtime.h>
@@ -252,10 +252,10 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
   __nv_bfloat16 (*Qs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*dOs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 65536);
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Ks)[4][32][64] = (__nv_bfloat16 (*)[4][32][64])(lt_smem + 131072);
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Vs)[4][32][64] = (__nv_bfloat16 (*)[4][32][64])(lt_smem + 163840);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[4][32][64] = (__nv_bfloat16 (*)[4][32][64])(lt_smem + 180224);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dQ_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   // attention_bwd_dq.lua:70: local nqb = tile.cdiv(p.Sq, BM)
@@ -445,9 +445,10 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
     lt_cp_async_commit();
   }
   if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 99: 0 goes first */
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+    /* in flight from the iteration before: the wgmmas into dq */
     // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[16];
     lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
@@ -463,7 +464,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
     lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
-    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
       // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -541,6 +542,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
     // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(dq);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(dp);   /* read below, after the wait */
     // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
@@ -631,8 +633,6 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
         lt_wgmma_m64n256k16_bf16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
       // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -689,12 +689,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
         lt_wgmma_m64n256k16_bf16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
   if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(dq);   /* read below, after the wait */
   // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
@@ -763,9 +763,9 @@ extern "C" int attention_bwd_dq_bf16_d256(const void *Q, const void *K, const vo
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_bf16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_bf16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dq_bf16_d256_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  attention_bwd_dq_bf16_d256_kernel<<<grid, dim3(256), 229376, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
