@@ -212,7 +212,7 @@ return {
     },
     {
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
-      -- set by hand, not timed: the config of the bf16 twin's entry (WN = 2), in
+      -- set by hand (2026-11-26), not timed: the config of the bf16 twin's entry (WN = 2), in
       -- which ptxas (compute_80) spills nothing; the default (WN = 1) spilled 24
       -- bytes (docs/performance.md, Attention, 2026-11-26, issue 29)
       config = {
