@@ -1277,16 +1277,17 @@ LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char 
   cp_async(dst, src, 16, src_bytes, file, line);
 }
 
-/* lt_cp_async8x2 and lt_cp_async4x4 (templates/cuda_pieces.h): a 16-byte
-** chunk as 16 / size pieces, each reading its part of src_bytes (0..16)
-** from src, one that reads nothing naming `none`. */
-LT_EMU_FN void cp_async_pieces(void *dst, const void *src, const void *none, int size, int src_bytes, const char *file,
-                               int line) {
+/* lt_cp_async_pieces (templates/cuda_pieces.h): a 16-byte chunk as one
+** piece of 16 bytes (src 16-byte aligned) or two of 8, each reading its
+** part of src_bytes (0..16) from src, one that reads nothing naming src
+** itself. */
+LT_EMU_FN void cp_async_pieces(void *dst, const void *src, int src_bytes, const char *file, int line) {
   if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async pieces' src-size %d is not in 0..16", src_bytes);
+  int size = (uintptr_t)src % 16 == 0 ? 16 : 8;
   for (int p = 0; p < 16 / size; p++) {
     int n = src_bytes - p * size;
     n = n < 0 ? 0 : n > size ? size : n;
-    cp_async((unsigned char *)dst + p * size, n > 0 ? (const unsigned char *)src + p * size : none, size, n, file, line);
+    cp_async((unsigned char *)dst + p * size, (const unsigned char *)src + (n > 0 ? p * size : 0), size, n, file, line);
   }
 }
 

@@ -554,9 +554,11 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
   /* A chunk of a stage-ring copy that is zero outside the tensor: one
   ** cp.async whatever the edge, reading the elements inside and zero-filling
   ** the rest (src_bytes), from a 16-byte aligned address; where its rows
-  ** may start off the 16-byte grid (View.pieces, plan.c), from an 8- or
-  ** 4-byte aligned one too, as cp.async of 8- or 4-byte pieces.  A chunk that may
-  ** start left of the tensor (gc < 0) goes element by element; kernels
+  ** may start off the 16-byte grid (View.pieces, plan.c), from an 8-byte
+  ** aligned one too, as two cp.async of 8 bytes: one call either way,
+  ** lt_cp_async_pieces, whose asm picks the pieces by the address (a
+  ** branch for each here spilled the sm80 attention dK/dV kernels at D =
+  ** 32 and 64).  A chunk that may start left of the tensor (gc < 0) goes element by element; kernels
   ** without a matrix instruction keep that test off the zero-fill path (their
   ** accumulators take every register: f32 GELU tn spilled with it). */
   int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
@@ -571,17 +573,15 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
     int eb = ltI_dtypes[t->dt].bytes, P = v->pieces;
     if (P)   /* (rows that may start off the 16-byte grid: plan.c) */
       ltE_line(e, "if (%s(uintptr_t)ptr %% %d == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest: "
-                  "one 16-byte cp.async, or %s pieces where its row starts off the 16-byte grid */",
-               lo, P, t->name, P == 8 ? "two 8-byte" : "8- or 4-byte");
+                  "one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */",
+               lo, P, t->name);
     else
       ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
                lo, t->name);
     e->depth++;
     ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
-    if (P) {
-      ltE_line(e, "if ((uintptr_t)ptr %% 16 == 0) lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
-      if (P == 4) ltE_line(e, "else if ((uintptr_t)ptr %% 8 == 0) lt_cp_async8x2(&%s, ptr, %s, n * %d);", to, t->name, eb);
-      ltE_line(e, "else lt_cp_async%s(&%s, ptr, %s, n * %d);", P == 4 ? "4x4" : "8x2", to, t->name, eb);
+    if (P) {   /* (both ways in one predicated asm statement: templates/cuda_pieces.h) */
+      ltE_line(e, "lt_cp_async_pieces(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
     } else {
       ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
     }

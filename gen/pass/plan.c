@@ -11,8 +11,8 @@
 **     turns at it; and the wgmmas it leaves in flight across its back edge;
 **   each gemm's instruction and ldmatrix form (Stmt.inst, Stmt.ldsm_ring);
 **   which tile lets and loads fuse with the assignment after them (fuse);
-**   which cp.async copies move rows off the 16-byte grid in 8- or 4-byte
-**   pieces (View.pieces).
+**   which cp.async copies move rows off the 16-byte grid in 8-byte pieces
+**   (View.pieces).
 **
 ** (The staged stores are smem.c's: Stmt.via.)  Where the plan leaves a
 ** value the kernel set without effect on the target, such as the stages of
@@ -904,14 +904,20 @@ static void plan_consumers(Kernel *k, Stmt *s) {
 ** where the rows of its tensor (unit-strided columns) may start off the
 ** 16-byte grid, their row stride not known to be a multiple of 16 bytes
 ** (a tn GEMM's A at M = 100: rows 200 bytes apart, every other one off the
-** grid), a 16-byte chunk of such a row moves as cp.async of 8-byte pieces
-** where it is 8-byte aligned, of 4-byte ones where it is 4-byte aligned;
-** 4 unless the stride is known to be a multiple of 8 bytes.  Element by
-** element (synchronous loads, each waited for before the chunk's copies
-** are issued) ran those GEMMs at 0.19-0.29x cuBLAS (H200).  A copy whose
-** rows are on the grid is left as it is (a base off the grid still goes
-** element by element there).  Copies by cp.async (a stage ring, or a
-** loop's lead-in) zero-filled outside the tensor only, as copy.c's path. */
+** grid), a 16-byte chunk of such a row that is 8-byte aligned moves as two
+** cp.async of 8 bytes (lt_cp_async_pieces, templates/cuda_pieces.h: one
+** predicated asm statement, no branch).  Element by element (synchronous
+** loads, each waited for before the chunk's copies are issued) ran those
+** GEMMs at 0.19-0.29x cuBLAS (H200).  Chunks only 4-byte aligned go
+** element by element still: 4-byte pieces in the same asm (or a branch a
+** size) spilled the sm_80 attention dK/dV kernel at D = 64 (bf16, 8 bytes;
+** it sits at ptxas's 168 registers), where 16- and 8-byte ones leave the
+** dK/dV kernels at D = 32 and 64 at their registers without pieces (a tn
+** GEMM at M = 102, rows 4-byte aligned, runs at 0.19x cuBLAS for it, H200:
+** docs/performance.md).  A copy whose rows are on the grid is left
+** as it is (a base off the grid still goes element by element there).
+** Copies by cp.async (a stage ring, or a loop's lead-in) zero-filled
+** outside the tensor only, as copy.c's path. */
 static void plan_pieces(Kernel *k, Stmt *s, const Target *t) {
   View *v = s->view;
   const Expr *o = s->other;
@@ -921,9 +927,8 @@ static void plan_pieces(Kernel *k, Stmt *s, const Target *t) {
   if (!ltI_nonneg(v->origin[v->cdim]) && !ltP_mma_layout(k)) return;   /* (element by element there: copy.c) */
   long long one, eb = ltI_dtypes[v->t->dt].bytes;
   if (!ltI_const_int(v->t->strides[v->cdim], &one) || one != 1 || eb > 8 || 16 % eb) return;
-  const Expr *rs = v->t->strides[v->rdim];
-  if (ltI_multiple_of(rs, 16 / eb)) return;
-  v->pieces = ltI_multiple_of(rs, 8 / eb) ? 8 : 4;
+  if (ltI_multiple_of(v->t->strides[v->rdim], 16 / eb)) return;
+  v->pieces = 8;
 }
 
 /* Plans the statements of block b, those inside a statement first (a

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_dq_atomic_f16_d64_softcap on sm80, NVIDIA H100 80GB HBM3).
+ * Config: BM=64 BN=64 WN=2 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dkdv_dq_atomic_f16_d64_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -114,31 +114,40 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+/* cp.async of a chunk in one 16-byte piece or two 8-byte ones (after cuda_mma.h; lower/copy.c, View.pieces). */
 
-/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
-** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
-** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
-** under 16); of the chunk's src_bytes (0..16), each piece reads those it
-** holds and zero-fills the rest, and one that holds none names `none` (the
-** tensor's base, as lt_cp_async16 is given for a chunk outside). */
-LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+/* A 16-byte chunk of shared memory from an 8-byte aligned source whose
+** row may start off the 16-byte grid, given as lt_cp_async16 is given it
+** (the chunk's address, or the tensor's base where src_bytes is 0): one
+** cp.async of 16 bytes where the source is 16-byte aligned, else two of 8
+** (cp.async.ca: the size under 16).  Of the chunk's src_bytes (0..16) each
+** piece reads those it holds and zero-fills the rest; one that holds none
+** names src itself.  One asm statement, its cp.asyncs predicated on the
+** source's alignment, and nothing kept for them outside it: the caller
+** holds what it holds for lt_cp_async16 (a branch for each size, each a
+** call with the tensor's base beside the address, pushed ptxas into
+** spilling the sm_80 attention dK/dV kernels at D = 32 and 64). */
+LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
-               : "memory");
-}
-LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const int n = min(max(src_bytes - 4 * p, 0), 4);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
-                 "r"(n) : "memory");
-  }
+  asm volatile(
+      "{\n"
+      "  .reg .pred w16, p;\n"
+      "  .reg .b32 n;\n"
+      "  cvt.u32.u64 n, %1;\n"
+      "  and.b32 n, n, 15;\n"
+      "  setp.eq.u32 w16, n, 0;\n"                      /* one piece of 16, else two of 8 */
+      "  @w16 cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+      "  min.s32 n, %2, 8;\n"                           /* bytes 0..7 */
+      "  @!w16 cp.async.ca.shared.global [%0], [%1], 8, n;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 8, n;\n"
+      "  setp.eq.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1], 8, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_dq_atomic_f16_d64_softcap. */
@@ -147,8 +156,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
-  const int warp_col = 0;
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = tid / 32 % 2 * 32;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
@@ -165,8 +174,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
   __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
   float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 49152);
   float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 49664);
-  /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*dst_sh)[64] = (__half (*)[64])(lt_smem + 50176);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*st_sh)[64] = (__half (*)[64])(lt_smem + 50176);
   // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
@@ -230,24 +239,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
   // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dk[ri * 16 + ci * 2 + vi] = 0.0f;
+        dk[ri * 8 + ci * 2 + vi] = 0.0f;
       }
     }
   }
   // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dv[ri * 16 + ci * 2 + vi] = 0.0f;
+        dv[ri * 8 + ci * 2 + vi] = 0.0f;
       }
     }
   }
@@ -276,11 +285,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               const int gr = j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
-                else lt_cp_async4x4(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
+                lt_cp_async_pieces(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -305,11 +312,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               const int gr = j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
-                else lt_cp_async4x4(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
+                lt_cp_async_pieces(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -331,11 +336,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
               const int gc = j * 64 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
-                else lt_cp_async4x4(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
+                lt_cp_async_pieces(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -357,11 +360,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
               const int gc = j * 64 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
-                else lt_cp_async4x4(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
+                lt_cp_async_pieces(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -395,11 +396,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               const int gr = j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
-                else lt_cp_async4x4(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
+                lt_cp_async_pieces(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -424,11 +423,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               const int gr = j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
-                else lt_cp_async4x4(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
+                lt_cp_async_pieces(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -450,11 +447,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
               const int gc = j_next * 64 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
-                else lt_cp_async4x4(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
+                lt_cp_async_pieces(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -476,11 +471,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
               const int gc = j_next * 64 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
-                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
-                else lt_cp_async4x4(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
+                lt_cp_async_pieces(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -496,24 +489,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
       // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 16 + ci * 2 + vi] = 0.0f;
+            st[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+      uint32_t Ks_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      for (int mi = 0; mi < 2; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -527,12 +520,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         const int cur = kk / 16 % 2;
         if (kk + 16 < 64) {   /* the next 16 of K into the other set */
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
             lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -543,40 +536,40 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           }
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {st[i], st[i + 1], st[i + 16], st[i + 17]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {st[i], st[i + 1], st[i + 8], st[i + 9]};
             lt_mma_16816_f16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
             st[i] = d[0];
             st[i + 1] = d[1];
-            st[i + 16] = d[2];
-            st[i + 17] = d[3];
+            st[i + 8] = d[2];
+            st[i + 9] = d[3];
           }
         }
       }
       // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 16 + ci * 2 + vi] = 0.0f;
+            dpt[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
+      uint32_t Vs_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      for (int mi = 0; mi < 2; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -590,12 +583,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         const int cur = kk / 16 % 2;
         if (kk + 16 < 64) {   /* the next 16 of K into the other set */
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
             lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -606,16 +599,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           }
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 16], dpt[i + 17]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 8], dpt[i + 9]};
             lt_mma_16816_f16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
             dpt[i] = d[0];
             dpt[i + 1] = d[1];
-            dpt[i + 16] = d[2];
-            dpt[i + 17] = d[3];
+            dpt[i + 8] = d[2];
+            dpt[i + 9] = d[3];
           }
         }
       }
@@ -629,79 +622,79 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         float t[32];
         // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 16 + ci * 2 + vi] = tanhf(st[ri * 16 + ci * 2 + vi] * (scale / softcap));
+              t[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
         // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = t[ri * 16 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = t[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 16 + ci * 2 + vi] = 1.0f - t[ri * 16 + ci * 2 + vi] * t[ri * 16 + ci * 2 + vi];
+              t[ri * 8 + ci * 2 + vi] = 1.0f - t[ri * 8 + ci * 2 + vi] * t[ri * 8 + ci * 2 + vi];
             }
           }
         }
         // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
-        int key[2];
+        int key[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           key[ri] = ri * 8 + row0;
         }
         // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-        int row[2];
+        int row[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
         // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
-        int lo[2];
+        int lo[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
         // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-        int hi[2];
+        int hi[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
         // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
+              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
         // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
-        float lse[16];
+        float lse[8];
         // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -709,57 +702,81 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         }
         // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
           }
-          uint32_t dOs_frag[8][2];
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            dOs_frag[ni][0] = t[0];
-            dOs_frag[ni][1] = t[1];
-            dOs_frag[ni + 1][0] = t[2];
-            dOs_frag[ni + 1][1] = t[3];
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-              lt_mma_16816_f16(d, st_frag[mi], dOs_frag[ni]);
-              dv[i] = d[0];
-              dv[i + 1] = d[1];
-              dv[i + 16] = d[2];
-              dv[i + 17] = d[3];
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 8], dv[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 8] = d[2];
+                dv[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
-        float delta[16];
+        float delta[8];
         // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -768,81 +785,107 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 16 + ci * 2 + vi];
+              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 8 + ci * 2 + vi];
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_frag[mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
-            dst_frag[mi][1] = lt_pack_f16x2(dst[i + 16], dst[i + 16 + 1]);
-            dst_frag[mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[mi][3] = lt_pack_f16x2(dst[i + 18], dst[i + 18 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst[ri * 8 + ci * 2 + 0], dst[ri * 8 + ci * 2 + 1]);
           }
-          uint32_t Qs_frag[8][2];
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[ni][0] = t[0];
-            Qs_frag[ni][1] = t[1];
-            Qs_frag[ni + 1][0] = t[2];
-            Qs_frag[ni + 1][1] = t[3];
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-              lt_mma_16816_f16(d, dst_frag[mi], Qs_frag[ni]);
-              dk[i] = d[0];
-              dk[i + 1] = d[1];
-              dk[i + 16] = d[2];
-              dk[i + 17] = d[3];
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 8], dk[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 8] = d[2];
+                dk[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:211: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dq[ri * 16 + ci * 2 + vi] = 0.0f;
+              dq[ri * 8 + ci * 2 + vi] = 0.0f;
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:212: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            *(uint32_t *)&dst_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst[ri * 16 + ci * 2 + 0], dst[ri * 16 + ci * 2 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst[ri * 8 + ci * 2 + 0], dst[ri * 8 + ci * 2 + 1]);
           }
         }
         __syncthreads();
-        uint32_t dst_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        uint32_t st_sh_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(dst_sh_frag[0][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
+        for (int ni = 0; ni < 4; ni += 2) {
           uint32_t t[4];
           const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -856,12 +899,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           const int cur = kk / 16 % 2;
           if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
+            for (int mi = 0; mi < 2; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(dst_sh_frag[cur ^ 1][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
+            for (int ni = 0; ni < 4; ni += 2) {
               uint32_t t[4];
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
               lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -872,16 +915,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             }
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dq[i], dq[i + 1], dq[i + 16], dq[i + 17]};
-              lt_mma_16816_f16(d, dst_sh_frag[cur][mi], Ks_frag[cur][ni]);
+            for (int ni = 0; ni < 4; ++ni) {
+              const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq[i], dq[i + 1], dq[i + 8], dq[i + 9]};
+              lt_mma_16816_f16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
               dq[i] = d[0];
               dq[i + 1] = d[1];
-              dq[i + 16] = d[2];
-              dq[i + 17] = d[3];
+              dq[i + 8] = d[2];
+              dq[i + 9] = d[3];
             }
           }
         }
@@ -890,15 +933,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ri = 0; ri < 4; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
+            for (int ci = 0; ci < 4; ++ci) {
               const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0;
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 8 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -908,42 +951,42 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         float t_2[32];
         // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 16 + ci * 2 + vi] = tanhf(st[ri * 16 + ci * 2 + vi] * (scale / softcap));
+              t_2[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
         // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = t_2[ri * 16 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = t_2[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 16 + ci * 2 + vi] = 1.0f - t_2[ri * 16 + ci * 2 + vi] * t_2[ri * 16 + ci * 2 + vi];
+              t_2[ri * 8 + ci * 2 + vi] = 1.0f - t_2[ri * 8 + ci * 2 + vi] * t_2[ri * 8 + ci * 2 + vi];
             }
           }
         }
         // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[16];
+        float lse_2[8];
         // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -951,57 +994,81 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         }
         // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
           }
-          uint32_t dOs_frag[8][2];
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            dOs_frag[ni][0] = t[0];
-            dOs_frag[ni][1] = t[1];
-            dOs_frag[ni + 1][0] = t[2];
-            dOs_frag[ni + 1][1] = t[3];
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-              lt_mma_16816_f16(d, st_frag[mi], dOs_frag[ni]);
-              dv[i] = d[0];
-              dv[i + 1] = d[1];
-              dv[i + 16] = d[2];
-              dv[i + 17] = d[3];
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 8], dv[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 8] = d[2];
+                dv[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[16];
+        float delta_2[8];
         // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -1010,81 +1077,107 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst_2[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 16 + ci * 2 + vi];
+              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 8 + ci * 2 + vi];
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_2_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_2_frag[mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[mi][1] = lt_pack_f16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
-            dst_2_frag[mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[mi][3] = lt_pack_f16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst_2[ri * 8 + ci * 2 + 0], dst_2[ri * 8 + ci * 2 + 1]);
           }
-          uint32_t Qs_frag[8][2];
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[ni][0] = t[0];
-            Qs_frag[ni][1] = t[1];
-            Qs_frag[ni + 1][0] = t[2];
-            Qs_frag[ni + 1][1] = t[3];
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-              lt_mma_16816_f16(d, dst_2_frag[mi], Qs_frag[ni]);
-              dk[i] = d[0];
-              dk[i + 1] = d[1];
-              dk[i + 16] = d[2];
-              dk[i + 17] = d[3];
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 8], dk[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 8] = d[2];
+                dk[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:211: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dq_2[ri * 16 + ci * 2 + vi] = 0.0f;
+              dq_2[ri * 8 + ci * 2 + vi] = 0.0f;
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:212: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            *(uint32_t *)&dst_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst_2[ri * 16 + ci * 2 + 0], dst_2[ri * 16 + ci * 2 + 1]);
+          for (int ci = 0; ci < 4; ++ci) {
+            *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(dst_2[ri * 8 + ci * 2 + 0], dst_2[ri * 8 + ci * 2 + 1]);
           }
         }
         __syncthreads();
-        uint32_t dst_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        uint32_t st_sh_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(dst_sh_frag[0][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
+        for (int ni = 0; ni < 4; ni += 2) {
           uint32_t t[4];
           const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -1098,12 +1191,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           const int cur = kk / 16 % 2;
           if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
+            for (int mi = 0; mi < 2; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(dst_sh_frag[cur ^ 1][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
+            for (int ni = 0; ni < 4; ni += 2) {
               uint32_t t[4];
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
               lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -1114,16 +1207,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
             }
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 16], dq_2[i + 17]};
-              lt_mma_16816_f16(d, dst_sh_frag[cur][mi], Ks_frag[cur][ni]);
+            for (int ni = 0; ni < 4; ++ni) {
+              const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 8], dq_2[i + 9]};
+              lt_mma_16816_f16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
               dq_2[i] = d[0];
               dq_2[i + 1] = d[1];
-              dq_2[i + 16] = d[2];
-              dq_2[i + 17] = d[3];
+              dq_2[i + 8] = d[2];
+              dq_2[i + 9] = d[3];
             }
           }
         }
@@ -1132,15 +1225,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ri = 0; ri < 4; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
+            for (int ci = 0; ci < 4; ++ci) {
               const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0;
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 8 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1154,21 +1247,21 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdks + gc;
         if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -1179,21 +1272,21 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdvs + gc;
         if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
           }
         }
       }

@@ -114,31 +114,40 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+/* cp.async of a chunk in one 16-byte piece or two 8-byte ones (after cuda_mma.h; lower/copy.c, View.pieces). */
 
-/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
-** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
-** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
-** under 16); of the chunk's src_bytes (0..16), each piece reads those it
-** holds and zero-fills the rest, and one that holds none names `none` (the
-** tensor's base, as lt_cp_async16 is given for a chunk outside). */
-LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+/* A 16-byte chunk of shared memory from an 8-byte aligned source whose
+** row may start off the 16-byte grid, given as lt_cp_async16 is given it
+** (the chunk's address, or the tensor's base where src_bytes is 0): one
+** cp.async of 16 bytes where the source is 16-byte aligned, else two of 8
+** (cp.async.ca: the size under 16).  Of the chunk's src_bytes (0..16) each
+** piece reads those it holds and zero-fills the rest; one that holds none
+** names src itself.  One asm statement, its cp.asyncs predicated on the
+** source's alignment, and nothing kept for them outside it: the caller
+** holds what it holds for lt_cp_async16 (a branch for each size, each a
+** call with the tensor's base beside the address, pushed ptxas into
+** spilling the sm_80 attention dK/dV kernels at D = 32 and 64). */
+LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
-               : "memory");
-}
-LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const int n = min(max(src_bytes - 4 * p, 0), 4);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
-                 "r"(n) : "memory");
-  }
+  asm volatile(
+      "{\n"
+      "  .reg .pred w16, p;\n"
+      "  .reg .b32 n;\n"
+      "  cvt.u32.u64 n, %1;\n"
+      "  and.b32 n, n, 15;\n"
+      "  setp.eq.u32 w16, n, 0;\n"                      /* one piece of 16, else two of 8 */
+      "  @w16 cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+      "  min.s32 n, %2, 8;\n"                           /* bytes 0..7 */
+      "  @!w16 cp.async.ca.shared.global [%0], [%1], 8, n;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 8, n;\n"
+      "  setp.eq.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1], 8, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
 }
 
 /* One block (128 threads) of attention_bwd_dq_f16_d256_softcap. */
@@ -203,11 +212,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
         const int gr = qb * 64 + ri * 4 + tid / 32;
         const int gc = tid % 32 * 8;
         const __half *ptr = base + (int64_t)gr * sqs + gc;
-        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+        if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
-          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, Q, n * 2);
-          else lt_cp_async4x4(&Qs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, Q, n * 2);
+          lt_cp_async_pieces(&Qs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -233,11 +240,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
         const int gr = qb * 64 + ri * 4 + tid / 32;
         const int gc = tid % 32 * 8;
         const __half *ptr = base + (int64_t)gr * sdos + gc;
-        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+        if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
-          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, dO, n * 2);
-          else lt_cp_async4x4(&dOs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, dO, n * 2);
+          lt_cp_async_pieces(&dOs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -305,11 +310,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
             const int gr = j * 32 + ri * 4 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : K, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, K, n * 2);
-              else lt_cp_async4x4(&Ks[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, K, n * 2);
+              lt_cp_async_pieces(&Ks[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -334,11 +337,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
             const int gr = j * 32 + ri * 4 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : V, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, V, n * 2);
-              else lt_cp_async4x4(&Vs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, V, n * 2);
+              lt_cp_async_pieces(&Vs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -372,11 +373,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
             const int gr = j_next * 32 + ri * 4 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : K, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, K, n * 2);
-              else lt_cp_async4x4(&Ks[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, K, n * 2);
+              lt_cp_async_pieces(&Ks[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -401,11 +400,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d256_softcap_kernel(
             const int gr = j_next * 32 + ri * 4 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : V, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, V, n * 2);
-              else lt_cp_async4x4(&Vs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], ptr, V, n * 2);
+              lt_cp_async_pieces(&Vs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

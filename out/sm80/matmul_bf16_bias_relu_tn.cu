@@ -114,31 +114,40 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+/* cp.async of a chunk in one 16-byte piece or two 8-byte ones (after cuda_mma.h; lower/copy.c, View.pieces). */
 
-/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
-** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
-** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
-** under 16); of the chunk's src_bytes (0..16), each piece reads those it
-** holds and zero-fills the rest, and one that holds none names `none` (the
-** tensor's base, as lt_cp_async16 is given for a chunk outside). */
-LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+/* A 16-byte chunk of shared memory from an 8-byte aligned source whose
+** row may start off the 16-byte grid, given as lt_cp_async16 is given it
+** (the chunk's address, or the tensor's base where src_bytes is 0): one
+** cp.async of 16 bytes where the source is 16-byte aligned, else two of 8
+** (cp.async.ca: the size under 16).  Of the chunk's src_bytes (0..16) each
+** piece reads those it holds and zero-fills the rest; one that holds none
+** names src itself.  One asm statement, its cp.asyncs predicated on the
+** source's alignment, and nothing kept for them outside it: the caller
+** holds what it holds for lt_cp_async16 (a branch for each size, each a
+** call with the tensor's base beside the address, pushed ptxas into
+** spilling the sm_80 attention dK/dV kernels at D = 32 and 64). */
+LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
-               : "memory");
-}
-LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
-  const char *g = (const char *)gmem;
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const int n = min(max(src_bytes - 4 * p, 0), 4);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
-                 "r"(n) : "memory");
-  }
+  asm volatile(
+      "{\n"
+      "  .reg .pred w16, p;\n"
+      "  .reg .b32 n;\n"
+      "  cvt.u32.u64 n, %1;\n"
+      "  and.b32 n, n, 15;\n"
+      "  setp.eq.u32 w16, n, 0;\n"                      /* one piece of 16, else two of 8 */
+      "  @w16 cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+      "  min.s32 n, %2, 8;\n"                           /* bytes 0..7 */
+      "  @!w16 cp.async.ca.shared.global [%0], [%1], 8, n;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 8, n;\n"
+      "  setp.eq.and.s32 p, n, 0, !w16;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1], 8, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
 }
 
 /* One block (256 threads) of matmul_bf16_bias_relu_tn. */
@@ -199,11 +208,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_tn_kernel(const __n
             const int gr = kt * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, A, n * 2);
-              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, A, n * 2);
+              lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -228,11 +235,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_tn_kernel(const __n
             const int gr = kt * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, B, n * 2);
-              else lt_cp_async4x4(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, B, n * 2);
+              lt_cp_async_pieces(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -266,11 +271,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_tn_kernel(const __n
             const int gr = kt_next * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, A, n * 2);
-              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, A, n * 2);
+              lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -295,11 +298,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_tn_kernel(const __n
             const int gr = kt_next * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
-              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, B, n * 2);
-              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, B, n * 2);
+              lt_cp_async_pieces(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
