@@ -948,9 +948,10 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nt_kernel(const __gri
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
         lt_wgmma_settle(acc_2);
         lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        const bool acc_2_live = __shfl_sync(0xffffffffu, bm * 128 + (warp_row & ~63) < M, 0);   /* some of the warpgroup's 64 rows from (warp_row & ~63) on are stored: else the warpgroup skips their wgmmas (lane 0's test: a branch ptxas sees is the same in the warp, so it does not serialize the wgmmas) */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 8) {
-          lt_wgmma_m64n256k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+          if (acc_2_live) lt_wgmma_m64n256k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
