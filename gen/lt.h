@@ -295,9 +295,10 @@ struct Stmt {
   Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
   Sym *unit_skip;       /* S_ASSIGN acc = acc * r in a warp-specialized loop, acc a wgmma accumulator, r a row
                            factor: a warp skips it where every r its lanes hold is 1 (pass/rescale.c) */
-  const View *row_skip; /* S_GEMM wgmma in a warp-specialized loop whose accumulator leaves only through stores of
-                           this view: the m64 row block of a warpgroup whose first row lies at or past the view's
-                           row bound (its tensor's end, rows(lo, hi)'s hi) skips its wgmmas (pass/rowskip.c) */
+  const View *row_skip; /* S_GEMM wgmma, the consumers' one statement of a warp-specialized loop, whose accumulator
+                           leaves only through stores of this view: a warpgroup whose first row lies at or past the
+                           view's row bound (its tensor's end, rows(lo, hi)'s hi) runs the loop without it
+                           (pass/rowskip.c, lower/sched_warpspec.c) */
   int wg_skip;          /* S_STORE by TMA of such an accumulator, a staging tile a consumer warpgroup: a warpgroup
                            whose 64 rows all lie past the view's row bound skips it (pass/rowskip.c) */
   int direct;           /* S_STORE of an accumulator with no tile to go through (via NULL): when the whole tile

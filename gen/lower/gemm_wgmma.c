@@ -115,15 +115,6 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
   ltE_line(e, "lt_wgmma_settle(%s);", acc->name);
   ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
-  int skip = s->row_skip != NULL;   /* (pass/rowskip.c: by descriptor, not swapped) */
-  int first = acc->shape[0] > 64 * blocks ? 0 : 1;   /* one warpgroup: its first block holds the tile's first row */
-  for (int i = first; skip && i < blocks; i++) {
-    const char *wg = i ? ltU_fmt("(%s & ~63) + %d", l->wrow, 64 * i) : ltU_fmt("(%s & ~63)", l->wrow);
-    ltE_line(e, "const bool %s_live%s = __shfl_sync(0xffffffffu, %s, 0);   /* some of the %s64 rows from %s on are "
-                "stored: else the warpgroup skips their wgmmas (lane 0's test: a branch ptxas sees is the same in the "
-                "warp, so it does not serialize the wgmmas) */", acc->name, blocks > 1 ? ltU_fmt("%d", i) : "",
-             ltL_rows_live(e, s->row_skip, wg), blocks > 1 ? "block's " : "warpgroup's ", wg);
-  }
   ltE_open_for(e, "kk", BK, K);
   if (l->swap && s->a_words) {   /* C^T = B^T A^T, B^T from registers, A's tile wgmma's B */
     ltE_line(e, "lt_wgmma_m64n%dk%d_%s_t(%s, %s[kk / %d][0], %s, %s);", l->rows, K, ty, acc->name, frag, K,
@@ -140,9 +131,7 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
       const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");
       const char *d = blocks > 1 ? ltU_fmt("reinterpret_cast<float (&)[%d]>(%s[%d])", N / 2, acc->name, N / 2 * i)
                                  : acc->name;
-      ltE_line(e, "%slt_wgmma_m64n%dk%d_%s_ss%s(%s, %s, %s, %s);",
-               skip && i >= first ? ltU_fmt("if (%s_live%s) ", acc->name, blocks > 1 ? ltU_fmt("%d", i) : "") : "", N, K,
-               ty,
+      ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss%s(%s, %s, %s, %s);", N, K, ty,
                tr ? ltU_fmt("<%d, %d>", s->trans_a, !s->trans_b) : "", d, wgmma_desc(a, at, s->trans_a),
                wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
     }

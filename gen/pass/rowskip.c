@@ -1,29 +1,33 @@
 /*
-** rowskip.c: a consumer warpgroup of a warp-specialized gemm skips the
-** wgmmas of its rows, and their store, where every one of those rows lies
-** past the rows the store writes (Stmt.row_skip, Stmt.wg_skip).
+** rowskip.c: a consumer warpgroup of a warp-specialized gemm whose rows
+** all lie past the rows the store writes runs the loop without its
+** wgmmas, and skips its store (Stmt.row_skip, Stmt.wg_skip).
 **
 ** A tile of BM rows from row m0 holds the rows m0 .. m0 + BM - 1, but the
 ** store after the loop writes only those below a bound known at run time:
 ** the tensor's end (a plain matmul's M; at M = 4000 the last row tile,
 ** rows 3968 .. 4095, holds 32 rows) or the hi of X:rows(lo, hi) (a
 ** grouped GEMM's group end: groups of about 128 rows leave most groups'
-** last tile partly empty).  A warpgroup's wgmmas write 64 rows of the
-** accumulator (an m64 block; several blocks where one warpgroup holds
-** more rows); where the block's first row lies at or past that bound,
-** none of them is ever stored, so the block's wgmmas are left out: the
-** tensor cores run one warpgroup's share of the tile, not two.  The
-** warpgroup still takes its part in the ring (it waits for each stage's
-** copies and gives the stage back to the producer), and its fence,
-** commit and waits run as before (a commit of no wgmma is an empty
-** group).  The test is the same for the whole warpgroup (its first row),
-** as wgmma's .sync.aligned asks.
+** last tile partly empty).  A warpgroup's wgmmas write its 64 rows of the
+** accumulator; where its first row lies at or past that bound none of
+** them is ever stored, so it runs a copy of the loop that only waits for
+** each stage's copies and gives the stage before back, as the loop does
+** (lower/sched_warpspec.c): the tensor cores run one warpgroup's share of
+** the tile, not two, and the producer and the other warpgroup see the
+** ring's protocol unchanged.  The test is made once, before the loop, and
+** is lane 0's (the same in every lane of the warp, as wgmma's
+** .sync.aligned needs it and ptxas can see it).  A branch around each
+** wgmma instead (the first build) ran 0.87-0.98x, ptxas putting a
+** warpgroup.arrive under it every iteration; the loop copy 1.05-1.09x at
+** 64 groups (docs/performance.md).
 **
-** Taken where, for a wgmma gemm s in the body of warp-specialized loop
-** L, with both operands read from shared memory by descriptor and the
-** instruction's rows the tile's rows (not the swapped operands):
-**   - s is the only statement of L's body that names its accumulator
-**     acc, and acc is written nowhere before L but by its declaration;
+** Taken where, for warp-specialized loop L whose consumers' work is one
+** wgmma gemm s (operands by descriptor, not swapped, one m64 block a
+** warpgroup, two warpgroups or more), chained across iterations with one
+** group in flight (not drained, no early release, no turns, no ping-pong,
+** no split-K):
+**   - s's accumulator acc is written nowhere before L but by its
+**     declaration;
 **   - after L, acc (and every tile let made from it) flows only into
 **     assignments to itself, lets of tiles, and stores: every expression
 **     is elementwise, so row i of the tile stays row i; any other use
@@ -33,24 +37,19 @@
 **     the same first row and bound, made of values computed before L (the
 **     consumers hold them when the loop runs).
 ** Only the upper bound is tested: a tile's rows start at or after the
-** view's first row, and rows(lo, hi)'s lo is the group's first row.  The
-** block that holds the tile's first row (the only one of a tile of 64
-** rows, or of one warpgroup's) is not tested: a program none of whose
-** rows is stored is one the grid need not have had (a grouped GEMM's
-** unused slot runs no loop at all).
+** view's first row, and rows(lo, hi)'s lo is the group's first row.
 **
 ** The store by TMA through one staging tile a consumer warpgroup
-** (lower/store_staged.c; not ping-pong, where a warpgroup holds the whole
-** tile, nor a tile laid over the copies before the loop, which the
-** warpgroup must give back) is skipped the same way (Stmt.wg_skip): a
-** warpgroup with none of its rows in the tensor writes nothing through it.
+** (lower/store_staged.c; not a tile laid over the copies before the loop,
+** which the warpgroup must give back) is skipped the same way
+** (Stmt.wg_skip): a warpgroup with none of its rows inside writes nothing.
 **
 ** The producer's copies do not change: the TMA box of A's rows past the
 ** tensor's end reads nothing (the copy engine fills zeros), and the rows
 ** of a grouped GEMM's next group that the tile's last rows hold are read
 ** as before (the other warpgroup's rows share the box).
 **
-** ltP_plan_rowskip decides it; lower/gemm_wgmma.c and store_staged.c
+** ltP_plan_rowskip decides it; lower/sched_warpspec.c and store_staged.c
 ** print the tests.
 */
 #include "lt.h"
@@ -147,13 +146,18 @@ static int before(const Kernel *k, const Expr *x, const Stmt *end) {
 
 /* Plans the skips of warp-specialized loop L of kernel k (see above). */
 void ltP_plan_rowskip(Kernel *k, Stmt *L) {
-  if (L != k->ws || L->kind != S_FOR || L->sched != SCHED_WARPSPEC || L->defer || L->nlates || L->roll) return;
+  if (L != k->ws || L->kind != S_FOR || L->sched != SCHED_WARPSPEC || L->defer || L->nlates || L->roll || L->drain ||
+      L->early_release || L->open_gemm || !L->ncarried || k->pingpong || k->splitk)
+    return;
+  const Stmt *w = L->body.first;   /* the consumers' work: one gemm, skipped whole (sched_warpspec.c) */
+  while (w && ltP_is_producer(w)) w = w->next;
+  if (!w || w->kind != S_GEMM || w->next) return;
   for (Stmt *g = L->body.first; g; g = g->next) {
     if (g->kind != S_GEMM || g->inst != MMA_WGMMA || !g->shared || !g->shared->wgmma || g->a_words || g->areg ||
         g->deferred)
       continue;
     const Sym *acc = g->dst;
-    if (!acc->layout || acc->layout->swap || acc->rank != 2 || acc->shape[0] <= 64) continue;   /* (one block: the tile's
+    if (!acc->layout || acc->layout->swap || acc->layout->rgap || acc->rank != 2 || acc->shape[0] <= 64) continue;   /* (one block: the tile's
                                                                                                 first row, see above) */
     int others = 0;   /* the body's other statements naming acc */
     for (Stmt *x = L->body.first; x; x = x->next)
