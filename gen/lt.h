@@ -295,6 +295,12 @@ struct Stmt {
   Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
   Sym *unit_skip;       /* S_ASSIGN acc = acc * r in a warp-specialized loop, acc a wgmma accumulator, r a row
                            factor: a warp skips it where every r its lanes hold is 1 (pass/rescale.c) */
+  const View *row_skip; /* S_GEMM wgmma, the consumers' one statement of a warp-specialized loop, whose accumulator
+                           leaves only through stores of this view: a warpgroup whose first row lies at or past the
+                           view's row bound (its tensor's end, rows(lo, hi)'s hi) runs the loop without it
+                           (pass/rowskip.c, lower/sched_warpspec.c) */
+  int wg_skip;          /* S_STORE by TMA of such an accumulator, a staging tile a consumer warpgroup: a warpgroup
+                           whose 64 rows all lie past the view's row bound skips it (pass/rowskip.c) */
   int direct;           /* S_STORE of an accumulator with no tile to go through (via NULL): when the whole tile
                            is inside, each lane's vectors go out from registers with no test (smem.c) */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
@@ -679,6 +685,7 @@ void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a war
 void ltP_late_stage(Kernel *k, Stmt *loop, const Target *t);  /* defer_bwd.c: a third stage for Stmt.lates */
 void ltP_plan_defer_bwd(Kernel *k, Stmt *loop);  /* defer_bwd.c: Stmt.lates of a warp-specialized loop */
 void ltP_plan_rescale(Stmt *loop);               /* rescale.c: Stmt.unit_skip in a warp-specialized loop */
+void ltP_plan_rowskip(Kernel *k, Stmt *loop);    /* rowskip.c: Stmt.row_skip, wg_skip of a warp-specialized loop */
 int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
                                                                           may stay in flight before s */
 int ltP_names(const Stmt *s, const Sym *x);       /* does statement s itself name x? */

@@ -3,7 +3,7 @@
 **
 ** Gives generated .cu code what it uses from the CUDA headers (__half,
 ** __nv_bfloat16 and their conversions, __syncthreads, __shfl_xor_sync,
-** __any_sync, error codes, cudaFuncSetAttribute) and the helpers of
+** __shfl_sync, __any_sync, error codes, cudaFuncSetAttribute) and the helpers of
 ** templates/cuda.h, with the PTX instructions of the sm80 path modelled
 ** from the PTX ISA:
 ** ldmatrix (m8n8 b16, x2/x4, .trans), mma.sync m16n8k16 (f16/bf16 in, f32
@@ -132,6 +132,7 @@ static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr
 
 #define __syncthreads() lt_emu::barrier(__FILE__, __LINE__, "__syncthreads")
 #define __shfl_xor_sync(mask, v, ...) lt_emu::cuda_shfl_xor(mask, v, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_sync(mask, v, ...) lt_emu::cuda_shfl_idx(mask, v, __FILE__, __LINE__, __VA_ARGS__)
 #define __any_sync(mask, p) lt_emu::cuda_any(mask, p, __FILE__, __LINE__)
 
 namespace lt_emu {
@@ -141,6 +142,37 @@ namespace {
 template <class T>
 LT_EMU_FN T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int lane_mask, int width = 32) {
   return shfl_xor<T>(mask, v, lane_mask, width, "__shfl_xor_sync", file, line);
+}
+
+/* The indexed shuffle over a warp: lane l reads lane src_lane (the
+** operand's `mask`) of its group of `width` lanes. */
+template <class T>
+LT_EMU_FN void shfl_idx_run(Thread *lanes, int n) {
+  for (int l = 0; l < n; l++) {
+    ShflArgs<T> *a = (ShflArgs<T> *)lanes[l].args;
+    int w = a->width, src = (l & ~(w - 1)) + (a->mask & (w - 1));
+    if (w <= 0 || (w & (w - 1)) || w > g->warp)
+      fail(lanes[l].file, lanes[l].line, "shuffle width %d is not a power of two up to the warp size %d", w, g->warp);
+    if (src >= n)
+      fail(lanes[l].file, lanes[l].line, "lane %d of warp %d shuffles from lane %d, which does not exist (a warp of %d lanes)",
+           l, lanes[l].warp, src, n);
+    a->res = ((ShflArgs<T> *)lanes[src].args)->val;
+  }
+}
+
+/* __shfl_sync(mask, v, src_lane[, width]) with its call site: full warps
+** only, as the xor shuffle. */
+template <class T>
+LT_EMU_FN T cuda_shfl_idx(unsigned mask, T v, const char *file, int line, int src_lane, int width = 32) {
+  State *s = g;
+  unsigned long long all = s->warps[s->cur->warp].size >= 64 ? ~0ull : (1ull << s->warps[s->cur->warp].size) - 1;
+  if ((mask & all) != all) fail(file, line, "__shfl_sync with member mask %#x: only full-warp shuffles are emulated", mask);
+  ShflArgs<T> a;
+  a.val = v;
+  a.mask = src_lane;
+  a.width = width;
+  warp_sync(shfl_idx_run<T>, &a, "__shfl_sync", file, line);
+  return a.res;
 }
 
 /* A vote's operands: this lane's predicate and where the warp's answer goes. */

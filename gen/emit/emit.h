@@ -183,6 +183,7 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
 void ltL_direct_store(E *e, const View *v, const Expr *val, const Layout *l, int has_ok);   /* (store_staged.c) */
 int ltL_bulk_reduce(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);   /* store_reduce.c: 1 where it wrote the whole store */
 void ltL_tma_store(E *e, const Stmt *s);   /* a store by TMA through a staging tile (store_staged.c) */
+const char *ltL_rows_live(E *e, const View *v, const char *row);   /* row of v's tile inside its rows (gemm_wgmma.c) */
 void ltL_reduce(E *e, Stmt *s);
 
 /* ---- lower/gemm_*.c: one per instruction; BK is the gemm's K ---- */

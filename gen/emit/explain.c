@@ -16,6 +16,14 @@ static const Stmt *unit_skip(const Block *b) {
   return NULL;
 }
 
+/* Does a store of kernel k skip a warpgroup whose rows all lie past its
+** rows (pass/rowskip.c)? */
+static int ws_store_skip(const Kernel *k) {
+  for (const Stmt *x = k->body.first; x; x = x->next)
+    if (x->kind == S_STORE && x->wg_skip) return 1;
+  return 0;
+}
+
 /* --explain lines of warp-specialized loop s (pass/plan.c): the schedule,
 ** the warp roles and their registers, the barrier ring, the tensor maps,
 ** and the kernel the launcher falls back to. */
@@ -66,6 +74,12 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                   "group each; wgmma.wait_group 1 completes the latter, whose result the warpgroup works on while the "
                   "tensor cores run the former; the stage before goes back once they are done (pass/defer.c)\n",
                s->defer->line, s->open_gemm->line);
+  for (const Stmt *g = s->body.first; g; g = g->next)
+    if (g->kind == S_GEMM && g->row_skip)
+      ltU_printf(b, "    row skip: a warpgroup whose 64 rows of %s (line %d) all lie past the rows the store writes (%s's "
+                    "end%s) skips their wgmmas, still taking its part in the ring%s (pass/rowskip.c)\n", g->dst->name,
+                 g->line, g->row_skip->t->name, g->row_skip->rhi ? ", and rows(lo, hi)'s hi" : "",
+                 ws_store_skip(k) ? ", and its TMA store" : "");
   const Stmt *u = unit_skip(&s->body);
   if (u)
     ltU_printf(b, "    rescale: %s = %s * %s at line %d (%d elements a thread) runs in a warp only where some lane's %s is "

@@ -82,6 +82,15 @@ static void copy_b_t(E *e, const Stmt *s) {
   ltE_line(e, "%s   /* %s is whole */", e->barrier, t->name);
 }
 
+/* The test that row `row` of view v's tile (an offset from its first
+** row) lies before the rows' bound: the tensor's end, and rows(lo, hi)'s
+** hi (Stmt.row_skip, Stmt.wg_skip; pass/rowskip.c). */
+const char *ltL_rows_live(E *e, const View *v, const char *row) {
+  const char *r = ltE_sum(ltE_itext(e, v->origin[v->rdim]), row);
+  const char *t = ltU_fmt("%s < %s", r, ltE_itext(e, v->t->dims[v->rdim]));
+  return v->rhi ? ltU_fmt("%s && %s < %s", t, r, ltE_itext(e, v->rhi)) : t;
+}
+
 /* Is s the declaration of a zero-filled accumulator that a wgmma gemm
 ** fills next?  Then the fill is left out: the gemm's first k step writes
 ** the accumulator without reading it (wgmma's scale-d 0), so no zeros are

@@ -368,6 +368,15 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
                 "waited for all its fills: each stage's last phase is complete, so the parities below name this "
                 "program's */");
   if (s->roll) ltL_roll_decl(e, p);
+  const Stmt *g = p && p->kind == S_GEMM && p->row_skip ? p : NULL;   /* (pass/rowskip.c) */
+  if (g) {
+    const Layout *l = g->dst->layout;
+    ltE_line(e, "const bool %s_live = __shfl_sync(0xffffffffu, %s, 0);   /* some of the warpgroup's 64 rows of %s are "
+                "stored (lane 0's test: the same in the warp); else it runs the ring without its wgmmas */",
+             g->dst->name, ltL_rows_live(e, g->row_skip, ltU_fmt("(%s & ~63)", l->wrow)), g->dst->name);
+    ltE_line(e, "if (%s_live) {", g->dst->name);
+    e->depth++;
+  }
   ltL_consumer_open(e, s, r, ph, p);
   e->chain = 1;
   e->carrying = s->ncarried > 0;
@@ -415,6 +424,19 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   e->stage = NULL;
   e->depth--;
   ltE_line(e, "}");
+  if (g) {   /* past the bound: each stage waited for and given back at the next, as the loop above does */
+    e->depth--;
+    ltE_line(e, "} else {   /* none of the warpgroup's rows is stored: the ring's protocol alone */");
+    e->depth++;
+    open_loop(e, s, r, ph);
+    ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
+    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* each warp gives the stage "
+                "before back to the producer */", r->v, r->lo, empty_of(s), r->vs, S - 1, r->vs);
+    e->depth--;
+    ltE_line(e, "}");
+    e->depth--;
+    ltE_line(e, "}");
+  }
   if (turn)
     ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
   if (e->k->pingpong)

@@ -226,6 +226,13 @@ void ltL_tma_store(E *e, const Stmt *s) {
                 "64 rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
   e->depth++;
   if (!one && !pp) ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
+  int skip = s->wg_skip;   /* (pass/rowskip.c: a staging tile a warpgroup, so neither one, pp nor whole) */
+  if (skip) {
+    ltE_line(e, "if (%s) {   /* some of the warpgroup's rows are inside %s: else it writes none */",
+             ltL_rows_live(e, v, "wg * 64"), v->rhi ? ltU_fmt("%s and %s:rows(%s, %s)", t->name, t->name,
+                                                             ltE_itext(e, v->rlo), ltE_itext(e, v->rhi)) : t->name);
+    e->depth++;
+  }
   if (parts > 1) {
     ltE_line(e, "#pragma unroll");
     ltE_line(e, "for (int part = 0; part < %d; ++part) {   /* columns part * %d.. of the tile */", parts, cols);
@@ -287,6 +294,10 @@ void ltL_tma_store(E *e, const Stmt *s) {
     ltE_line(e, "}");
   }
   if (parts > 1) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  if (skip) {
     e->depth--;
     ltE_line(e, "}");
   }

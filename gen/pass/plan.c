@@ -946,6 +946,7 @@ static void plan_block(Kernel *k, Block *b, const Target *t) {
       ltP_plan_defer(k, s);
       ltP_plan_defer_bwd(k, s);
       ltP_plan_rescale(s);
+      ltP_plan_rowskip(k, s);
     }
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
       ltP_note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "

@@ -1312,56 +1312,66 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_bf16_kn_kernel(const __
       }
     }
     // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
-    for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-      lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-      /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-      // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
-      lt_wgmma_settle(acc_2);
-      lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n256k16_bf16_ss<0, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+    const bool acc_2_live = __shfl_sync(0xffffffffu, lo + off_2 + (warp_row & ~63) < T && lo + off_2 + (warp_row & ~63) < hi, 0);   /* some of the warpgroup's 64 rows of acc_2 are stored (lane 0's test: the same in the warp); else it runs the ring without its wgmmas */
+    if (acc_2_live) {
+      for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n256k16_bf16_ss<0, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-      lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-      if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+    } else {   /* none of the warpgroup's rows is stored: the ring's protocol alone */
+      for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives the stage before back to the producer */
+      }
     }
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(acc_2);   /* read below, after the wait */
     // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
     {   /* out by TMA stores (Y_map: only the elements inside Y are written), each consumer warpgroup its 64 rows, 128 columns at a time through Y_out[wg] */
       const int wg = tid / 128;   /* this thread's warpgroup */
-      #pragma unroll
-      for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
-        if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read Y_out[wg] */
-        lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+      if (lo + off_2 + wg * 64 < T && lo + off_2 + wg * 64 < hi) {   /* some of the warpgroup's rows are inside Y and Y:rows(lo, hi): else it writes none */
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read Y_out[wg] */
+          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
           #pragma unroll
-          for (int ci = 0; ci < 32; ++ci) {
-            if (ci / 16 != part) continue;   /* a column chunk of another part */
-            union { uint32_t v; __nv_bfloat16 e[2]; } h;
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
-            *(uint32_t *)&Y_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+            for (int ci = 0; ci < 32; ++ci) {
+              if (ci / 16 != part) continue;   /* a column chunk of another part */
+              union { uint32_t v; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
+              *(uint32_t *)&Y_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+            }
           }
-        }
-        lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
-        lt_named_barrier(2 + wg, 128);   /* Y_out[wg] is whole */
-        const int wr = lo + off_2 + wg * 64;   /* the warpgroup's first row */
-        if (!(wr >= lo && wr + 64 <= hi)) {   /* rows outside Y:rows(lo, hi): 16-byte chunks of the rows inside, from Y_out[wg] */
-          for (int i = tid % 128; i < 1024; i += 128) {
-            const int r = wr + i / 16, gc = bn * 256 + part * 128 + i % 16 * 8;
-            if (!(r >= lo && r < hi && r >= 0 && r < T)) continue;
-            __nv_bfloat16 *ptr = Y + (int64_t)r * N + gc;
-            if (gc + 8 <= N && gc % 8 == 0) *(uint4 *)ptr = *(const uint4 *)&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64];
-            else for (int j = 0; j < 8 && gc + j < N; ++j) ptr[j] = (&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64])[j];   /* the row's end, or off the 16-byte grid */
-          }
-        } else {   /* all inside: out by the copy engine */
-          if (tid % 128 == 0) {
-            lt_tma_store_2d(&Y_map, bn * 256 + part * 128, lo + off_2 + wg * 64, &Y_out[wg][0][0][0]);
-            lt_tma_store_2d(&Y_map, bn * 256 + part * 128 + 64, lo + off_2 + wg * 64, &Y_out[wg][1][0][0]);
-            lt_tma_store_commit();
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(2 + wg, 128);   /* Y_out[wg] is whole */
+          const int wr = lo + off_2 + wg * 64;   /* the warpgroup's first row */
+          if (!(wr >= lo && wr + 64 <= hi)) {   /* rows outside Y:rows(lo, hi): 16-byte chunks of the rows inside, from Y_out[wg] */
+            for (int i = tid % 128; i < 1024; i += 128) {
+              const int r = wr + i / 16, gc = bn * 256 + part * 128 + i % 16 * 8;
+              if (!(r >= lo && r < hi && r >= 0 && r < T)) continue;
+              __nv_bfloat16 *ptr = Y + (int64_t)r * N + gc;
+              if (gc + 8 <= N && gc % 8 == 0) *(uint4 *)ptr = *(const uint4 *)&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64];
+              else for (int j = 0; j < 8 && gc + j < N; ++j) ptr[j] = (&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64])[j];   /* the row's end, or off the 16-byte grid */
+            }
+          } else {   /* all inside: out by the copy engine */
+            if (tid % 128 == 0) {
+              lt_tma_store_2d(&Y_map, bn * 256 + part * 128, lo + off_2 + wg * 64, &Y_out[wg][0][0][0]);
+              lt_tma_store_2d(&Y_map, bn * 256 + part * 128 + 64, lo + off_2 + wg * 64, &Y_out[wg][1][0][0]);
+              lt_tma_store_commit();
+            }
           }
         }
       }

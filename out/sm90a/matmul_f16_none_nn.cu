@@ -1027,19 +1027,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_none_nn_M512_N32768_kernel(
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n256k16_f16_ss<0, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+      const bool acc_2_live = __shfl_sync(0xffffffffu, bm * 128 + (warp_row & ~63) < M, 0);   /* some of the warpgroup's 64 rows of acc_2 are stored (lane 0's test: the same in the warp); else it runs the ring without its wgmmas */
+      if (acc_2_live) {
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+          /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+          // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+          lt_wgmma_settle(acc_2);
+          lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+          #pragma unroll
+          for (int kk = 0; kk < 64; kk += 16) {
+            lt_wgmma_m64n256k16_f16_ss<0, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+          }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+          lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+          if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      } else {   /* none of the warpgroup's rows is stored: the ring's protocol alone */
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+          if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives the stage before back to the producer */
+        }
       }
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
@@ -1091,27 +1099,29 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_none_nn_M512_N32768_kernel(
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
       {   /* out by TMA stores (C_map: only the elements inside C are written), each consumer warpgroup its 64 rows, 128 columns at a time through C_out[wg] */
         const int wg = tid / 128;   /* this thread's warpgroup */
-        #pragma unroll
-        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
-          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[wg] */
-          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+        if (bm * 128 + wg * 64 < M) {   /* some of the warpgroup's rows are inside C: else it writes none */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+            if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[wg] */
+            lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
-              if (ci / 16 != part) continue;   /* a column chunk of another part */
-              union { uint32_t v; __half e[2]; } h;
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              *(uint32_t *)&C_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+              for (int ci = 0; ci < 32; ++ci) {
+                if (ci / 16 != part) continue;   /* a column chunk of another part */
+                union { uint32_t v; __half e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
+                *(uint32_t *)&C_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+              }
             }
-          }
-          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
-          lt_named_barrier(2 + wg, 128);   /* C_out[wg] is whole */
-          if (tid % 128 == 0) {
-            lt_tma_store_3d(&C_map, bn * 256 + part * 128, bm * 128 + wg * 64, b, &C_out[wg][0][0][0]);
-            lt_tma_store_3d(&C_map, bn * 256 + part * 128 + 64, bm * 128 + wg * 64, b, &C_out[wg][1][0][0]);
-            lt_tma_store_commit();
+            lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+            lt_named_barrier(2 + wg, 128);   /* C_out[wg] is whole */
+            if (tid % 128 == 0) {
+              lt_tma_store_3d(&C_map, bn * 256 + part * 128, bm * 128 + wg * 64, b, &C_out[wg][0][0][0]);
+              lt_tma_store_3d(&C_map, bn * 256 + part * 128 + 64, bm * 128 + wg * 64, b, &C_out[wg][1][0][0]);
+              lt_tma_store_commit();
+            }
           }
         }
       }

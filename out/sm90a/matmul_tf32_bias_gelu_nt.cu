@@ -987,19 +987,27 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_gelu_nt_kernel(const 
       }
       lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 8) {
-          lt_wgmma_m64n128k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+      const bool acc_2_live = __shfl_sync(0xffffffffu, bm * 128 + (warp_row & ~63) < M, 0);   /* some of the warpgroup's 64 rows of acc_2 are stored (lane 0's test: the same in the warp); else it runs the ring without its wgmmas */
+      if (acc_2_live) {
+        for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+          /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+          // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+          lt_wgmma_settle(acc_2);
+          lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 8) {
+            lt_wgmma_m64n128k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+          }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+          lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+          if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      } else {   /* none of the warpgroup's rows is stored: the ring's protocol alone */
+        for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+          if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives the stage before back to the producer */
+        }
       }
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */

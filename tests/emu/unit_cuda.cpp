@@ -509,6 +509,9 @@ __global__ void shfl_ok_kernel(int *x) {
   x[threadIdx.x] = v;
 }
 
+/* Each lane gets lane 3's value of its warp. */
+__global__ void shfl_idx_kernel(int *x) { x[threadIdx.x] = __shfl_sync(0xffffffffu, x[threadIdx.x], 3); }
+
 /* Each lane's vote: x[i] != 0; each lane gets its warp's answer in x. */
 __global__ void any_kernel(int *x) {
   int p = x[threadIdx.x] != 0;
@@ -702,6 +705,11 @@ static void test_detections(void) {
   int rc = lt_emu_launch(shfl_ok_kernel, dim3(1), dim3(64), 0, NULL, xi);
   for (int i = 0; i < 64; i++) good &= xi[i] == (i < 32 ? 496 : 1520);
   verdict("__shfl_xor_sync butterfly sums each warp", rc == 0 && good, "wrong sums");
+  for (int i = 0; i < 64; i++) xi[i] = 7 * i + 1;
+  rc = lt_emu_launch(shfl_idx_kernel, dim3(1), dim3(64), 0, NULL, xi);
+  good = 1;
+  for (int i = 0; i < 64; i++) good &= xi[i] == (i < 32 ? 22 : 7 * 35 + 1);
+  verdict("__shfl_sync: each lane reads lane 3 of its own warp", rc == 0 && good, "wrong values");
   for (int i = 0; i < 64; i++) xi[i] = 0;
   xi[45] = 1;   /* warp 1's lane 13 alone: warp 0 votes no, warp 1 yes */
   rc = lt_emu_launch(any_kernel, dim3(1), dim3(64), 0, NULL, xi);
