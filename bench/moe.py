@@ -32,6 +32,9 @@ import sys
 import torch
 import triton.testing
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from moe_groups import groups  # noqa: E402
+
 P, I, L64, F = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_float
 libs = dict(a.split("=", 1) for a in sys.argv[1:])
 lines = []
@@ -65,18 +68,6 @@ def gm_call(f, X, W, offs, Y):
     N = Y.shape[1]
     rc = f(ptr(X), ptr(W), ptr(offs), ptr(Y), T, K, G, N, G + 1, None)
     assert rc == 0, f"launcher returned {rc}"
-
-
-def groups(T, G, pre=0, post=0, gen=None):
-    """G uneven group sizes summing to T - pre - post, a few of them 0."""
-    w = torch.rand(G, generator=gen) ** 2
-    w[torch.randperm(G, generator=gen)[: max(1, G // 8)]] = 0
-    n = (w / w.sum() * (T - pre - post)).floor().long()
-    n[int(w.argmax())] += T - pre - post - int(n.sum())
-    offs = torch.zeros(G + 1, dtype=torch.int64)
-    offs[1:] = torch.cumsum(n, 0) + pre
-    offs[0] = pre
-    return offs.to(torch.int32)
 
 
 def gm_check(name, lib, dts=("bf16", "f16"), layouts=("kn", "nk")):
