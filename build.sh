@@ -58,7 +58,7 @@ build_gen() {
   build/embed build/embed_text.c ltX_prelude=dsl/tile.lua ltX_cuda=templates/cuda.h \
     ltX_hip=templates/hip.h ltX_c=templates/c.h ltX_cuda_mma=templates/cuda_mma.h ltX_cuda_wgmma=templates/cuda_wgmma.h \
     ltX_cuda_tma=templates/cuda_tma.h ltX_cuda_tma_rows=templates/cuda_tma_rows.h ltX_cuda_queue=templates/cuda_queue.h ltX_cuda_fast=templates/cuda_fast.h ltX_cuda_hint=templates/cuda_hint.h ltX_hip_hint=templates/hip_hint.h \
-    ltX_hip_mfma=templates/hip_mfma.h ltX_hip_mfma_fp8=templates/hip_mfma_fp8.h ltX_fp8_fnuz=templates/fp8_fnuz.h ltX_fp8_fnuz_dtypes=templates/fp8_fnuz_dtypes.h ltX_hip_wmma=templates/hip_wmma.h ltX_bits=templates/bits.h ltX_fp8=templates/fp8.h ltX_vec=templates/vec.h ltX_cuda_pieces=templates/cuda_pieces.h ltX_wide=templates/wide.h ltX_emu=templates/emu.h \
+    ltX_hip_mfma=templates/hip_mfma.h ltX_hip_mfma_fp8=templates/hip_mfma_fp8.h ltX_fp8_fnuz=templates/fp8_fnuz.h ltX_fp8_fnuz_dtypes=templates/fp8_fnuz_dtypes.h ltX_hip_wmma=templates/hip_wmma.h ltX_bits=templates/bits.h ltX_fp8=templates/fp8.h ltX_vec=templates/vec.h ltX_cuda_pieces=templates/cuda_pieces.h ltX_cuda_pieces4=templates/cuda_pieces4.h ltX_wide=templates/wide.h ltX_emu=templates/emu.h \
     ltX_emu_cuda=templates/emu_cuda.h ltX_emu_hip=templates/emu_hip.h
   local objs=() pids=()
   for f in gen/*.c gen/*/*.c build/embed_text.c; do

@@ -215,9 +215,9 @@ typedef struct View {
   int ahead;            /* a register tile's load of two to four 16-byte chunks a thread (layout.c): every chunk's
                            vector is issued before any is converted or used (lower/copy.c) */
   int pieces;           /* a copy into shared memory on a target with cp.async whose rows may start off the 16-byte
-                           grid (a row stride not known to be a multiple of 16 bytes; plan.c): the piece, 8 bytes,
-                           that a 16-byte chunk of such a row goes in where it is 8-byte aligned (lt_cp_async_pieces,
-                           lower/copy.c's zero-filling path); 0: none */
+                           grid (a row stride not known to be a multiple of 16 bytes; plan.c): the smallest piece,
+                           8 or 4 bytes, that a 16-byte chunk of such a row goes in where it is that aligned
+                           (lt_cp_async_pieces, lt_cp_async_pieces4; lower/copy.c's zero-filling path); 0: none */
   int line;
 } View;
 
@@ -755,6 +755,7 @@ extern const char ltX_fp8_fnuz_dtypes[];   /* templates/fp8_fnuz_dtypes.h: the F
 extern const char ltX_hip_mfma_fp8[];   /* templates/hip_mfma_fp8.h: MFMA fp8 (gfx942) */
 extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_cuda_pieces[]; /* templates/cuda_pieces.h: cp.async of 16- or 8-byte pieces (View.pieces) */
+extern const char ltX_cuda_pieces4[]; /* templates/cuda_pieces4.h: cp.async of 4-byte pieces (View.pieces) */
 extern const char ltX_wide[];       /* templates/wide.h: the launcher's 64-bit max and min */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */

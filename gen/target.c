@@ -215,10 +215,14 @@ static int split(const Block *b) {
 }
 
 /* Does a statement of block b copy rows that may start off the 16-byte
-** grid in cp.async pieces (View.pieces, templates/cuda_pieces.h)? */
-static int pieces(const Block *b) {
+** grid in cp.async pieces whose smallest is `piece` bytes, 8 or 4
+** (View.pieces; templates/cuda_pieces.h, and cuda_pieces4.h beside it for
+** 4)? */
+static int pieces(const Block *b, int piece) {
   for (const Stmt *s = b->first; s; s = s->next)
-    if ((s->kind == S_G2S && s->view && s->view->pieces) || pieces(&s->body) || pieces(&s->orelse)) return 1;
+    if ((s->kind == S_G2S && s->view && s->view->pieces == piece) || pieces(&s->body, piece) ||
+        pieces(&s->orelse, piece))
+      return 1;
   return 0;
 }
 
@@ -314,7 +318,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
                    wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec, wide);
   }
   /* the helpers some kernel of the file uses */
-  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *fast = "", *hint = "", *cp = "";
+  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *fast = "", *hint = "", *cp = "", *cp4 = "";
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -335,9 +339,11 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (k->ndivs || fast_fn((Block *)&k->body)) fast = ltX_cuda_fast;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
-  for (int j = 0; j < n && *cuda; j++)   /* (after cuda_mma.h's cp.async) */
-    if (pieces(&ks[j]->body)) cp = ltX_cuda_pieces;
+  for (int j = 0; j < n && *cuda; j++) {   /* (after cuda_mma.h's cp.async) */
+    if (pieces(&ks[j]->body, 8) || pieces(&ks[j]->body, 4)) cp = ltX_cuda_pieces;
+    if (pieces(&ks[j]->body, 4)) cp4 = ltX_cuda_pieces4;
+  }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, cp, wg.p ? wg.p : "", tma, rows, queue, fast, amd, bits, fp8,
-                 vec, hint, wide);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, cp, cp4, wg.p ? wg.p : "", tma, rows, queue, fast, amd, bits,
+                 fp8, vec, hint, wide);
 }

@@ -1278,12 +1278,12 @@ LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char 
 }
 
 /* lt_cp_async_pieces (templates/cuda_pieces.h): a 16-byte chunk as one
-** piece of 16 bytes (src 16-byte aligned) or two of 8, each reading its
-** part of src_bytes (0..16) from src, one that reads nothing naming src
-** itself. */
-LT_EMU_FN void cp_async_pieces(void *dst, const void *src, int src_bytes, const char *file, int line) {
+** piece of 16 bytes (src 16-byte aligned) or two of 8; lt_cp_async_pieces4
+** (cuda_pieces4.h, `four`): as four of 4.  Each piece reads its part of
+** src_bytes (0..16) from src, one that reads nothing naming src itself. */
+LT_EMU_FN void cp_async_pieces(void *dst, const void *src, int src_bytes, int four, const char *file, int line) {
   if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async pieces' src-size %d is not in 0..16", src_bytes);
-  int size = (uintptr_t)src % 16 == 0 ? 16 : 8;
+  int size = four ? 4 : (uintptr_t)src % 16 == 0 ? 16 : 8;
   for (int p = 0; p < 16 / size; p++) {
     int n = src_bytes - p * size;
     n = n < 0 ? 0 : n > size ? size : n;

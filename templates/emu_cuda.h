@@ -440,7 +440,8 @@ LT_EMU_FN uint32_t tf32_round(float f) {
 #define lt_mma_16816_f16(d, a, b) lt_emu::mma16816(d, a, b, 0, "mma.sync.m16n8k16.f16", __FILE__, __LINE__)
 #define lt_mma_16816_bf16(d, a, b) lt_emu::mma16816(d, a, b, 1, "mma.sync.m16n8k16.bf16", __FILE__, __LINE__)
 #define lt_cp_async16(smem, gmem, src_bytes) lt_emu::cp_async16(smem, gmem, src_bytes, __FILE__, __LINE__)
-#define lt_cp_async_pieces(smem, src, src_bytes) lt_emu::cp_async_pieces(smem, src, src_bytes, __FILE__, __LINE__)
+#define lt_cp_async_pieces(smem, src, src_bytes) lt_emu::cp_async_pieces(smem, src, src_bytes, 0, __FILE__, __LINE__)
+#define lt_cp_async_pieces4(smem, src, src_bytes) lt_emu::cp_async_pieces(smem, src, src_bytes, 1, __FILE__, __LINE__)
 #define lt_cp_async_commit() lt_emu::cp_async_commit(__FILE__, __LINE__)
 #define lt_cp_async_wait lt_emu::CpWait(__FILE__, __LINE__).wait
 

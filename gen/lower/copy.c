@@ -558,7 +558,10 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
   ** aligned one too, as two cp.async of 8 bytes: one call either way,
   ** lt_cp_async_pieces, whose asm picks the pieces by the address (a
   ** branch for each here spilled the sm80 attention dK/dV kernels at D =
-  ** 32 and 64).  A chunk that may start left of the tensor (gc < 0) goes element by element; kernels
+  ** 32 and 64); where the plan's smallest piece is 4 bytes, a branch of
+  ** its own then takes a chunk 4-byte aligned as four of 4
+  ** (lt_cp_async_pieces4: in the same asm its instructions cost every
+  ** chunk).  A chunk that may start left of the tensor (gc < 0) goes element by element; kernels
   ** without a matrix instruction keep that test off the zero-fill path (their
   ** accumulators take every register: f32 GELU tn spilled with it). */
   int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
@@ -571,21 +574,31 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
     const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
     const char *to = ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0));
     int eb = ltI_dtypes[t->dt].bytes, P = v->pieces;
+    const char *count = ltU_fmt("const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
     if (P)   /* (rows that may start off the 16-byte grid: plan.c) */
-      ltE_line(e, "if (%s(uintptr_t)ptr %% %d == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest: "
+      ltE_line(e, "if (%s(uintptr_t)ptr %% 8 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest: "
                   "one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */",
-               lo, P, t->name);
+               lo, t->name);
     else
       ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
                lo, t->name);
     e->depth++;
-    ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
+    ltE_line(e, "%s", count);
     if (P) {   /* (both ways in one predicated asm statement: templates/cuda_pieces.h) */
       ltE_line(e, "lt_cp_async_pieces(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
     } else {
       ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
     }
     e->depth--;
+    if (P == 4) {   /* (a branch of its own: templates/cuda_pieces4.h) */
+      ltE_line(e, "} else if (%s(uintptr_t)ptr %% 4 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest: "
+                  "four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */",
+               lo, t->name);
+      e->depth++;
+      ltE_line(e, "%s", count);
+      ltE_line(e, "lt_cp_async_pieces4(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
+      e->depth--;
+    }
     ltE_line(e, "} else {");
     e->depth++;
   } else if (vec_io) {

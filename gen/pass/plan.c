@@ -11,8 +11,8 @@
 **     turns at it; and the wgmmas it leaves in flight across its back edge;
 **   each gemm's instruction and ldmatrix form (Stmt.inst, Stmt.ldsm_ring);
 **   which tile lets and loads fuse with the assignment after them (fuse);
-**   which cp.async copies move rows off the 16-byte grid in 8-byte pieces
-**   (View.pieces).
+**   which cp.async copies move rows off the 16-byte grid in pieces, and
+**   the smallest piece, 8 or 4 bytes (View.pieces).
 **
 ** (The staged stores are smem.c's: Stmt.via.)  Where the plan leaves a
 ** value the kernel set without effect on the target, such as the stages of
@@ -906,18 +906,21 @@ static void plan_consumers(Kernel *k, Stmt *s) {
 ** (a tn GEMM's A at M = 100: rows 200 bytes apart, every other one off the
 ** grid), a 16-byte chunk of such a row that is 8-byte aligned moves as two
 ** cp.async of 8 bytes (lt_cp_async_pieces, templates/cuda_pieces.h: one
-** predicated asm statement, no branch).  Element by element (synchronous
-** loads, each waited for before the chunk's copies are issued) ran those
-** GEMMs at 0.19-0.29x cuBLAS (H200).  Chunks only 4-byte aligned go
-** element by element still: 4-byte pieces in the same asm (or a branch a
-** size) spilled the sm_80 attention dK/dV kernel at D = 64 (bf16, 8 bytes;
-** it sits at ptxas's 168 registers), where 16- and 8-byte ones leave the
-** dK/dV kernels at D = 32 and 64 at their registers without pieces (a tn
-** GEMM at M = 102, rows 4-byte aligned, runs at 0.19x cuBLAS for it, H200:
-** docs/performance.md).  A copy whose rows are on the grid is left
-** as it is (a base off the grid still goes element by element there).
-** Copies by cp.async (a stage ring, or a loop's lead-in) zero-filled
-** outside the tensor only, as copy.c's path. */
+** predicated asm statement, no branch), and in a kernel of one gemm a
+** chunk only 4-byte aligned as four of 4 (lt_cp_async_pieces4,
+** cuda_pieces4.h, a branch of its own: in the same asm its instructions
+** cost every chunk, the tn GEMM at M = 100 0.59x -> 0.46x cuBLAS).  Element
+** by element (synchronous loads, each waited for before the chunk's copies
+** are issued) ran those GEMMs at 0.19-0.29x cuBLAS (H200; M = 102: 0.33x
+** with the 4-byte pieces).  Kernels of several gemms (attention) keep the
+** 8-byte form, their 4-byte aligned chunks element by element: they hold
+** several accumulators across the loop, and 4-byte pieces spilled the
+** sm_80 dK/dV kernels at ptxas's 168 registers (in the same asm bf16 D =
+** 64, 8 bytes; a branch a size D = 32, 16), where the 8-byte form leaves
+** them at their registers without pieces (docs/performance.md).  A copy
+** whose rows are on the grid is left as it is (a base off the grid still
+** goes element by element there).  Copies by cp.async (a stage ring, or a
+** loop's lead-in) zero-filled outside the tensor only, as copy.c's path. */
 static void plan_pieces(Kernel *k, Stmt *s, const Target *t) {
   View *v = s->view;
   const Expr *o = s->other;
@@ -928,7 +931,7 @@ static void plan_pieces(Kernel *k, Stmt *s, const Target *t) {
   long long one, eb = ltI_dtypes[v->t->dt].bytes;
   if (!ltI_const_int(v->t->strides[v->cdim], &one) || one != 1 || eb > 8 || 16 % eb) return;
   if (ltI_multiple_of(v->t->strides[v->rdim], 16 / eb)) return;
-  v->pieces = 8;
+  v->pieces = ltP_gemms(k->body.first) > 1 ? 8 : 4;
 }
 
 /* Plans the statements of block b, those inside a statement first (a

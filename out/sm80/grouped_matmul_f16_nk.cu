@@ -150,6 +150,46 @@ LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
       : "memory");
 }
 
+/* cp.async of a chunk in four 4-byte pieces (after cuda_pieces.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a 4-byte aligned source, given
+** as lt_cp_async16 is given it (the chunk's address, or the tensor's base
+** where src_bytes is 0): four cp.async.ca of 4 bytes, each reading its
+** part of the chunk's src_bytes (0..16) and zero-filling the rest; one
+** that holds none names src itself.  The chunks of a row 16- or 8-byte
+** aligned take lt_cp_async_pieces (a branch apart: predicated in one asm
+** with those, the 4-byte pieces cost every chunk their instructions, and
+** the tn GEMM at M = 100 fell from 0.60x to 0.46x cuBLAS, H200). */
+LT_FN void lt_cp_async_pieces4(void *smem, const void *src, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile(
+      "{\n"
+      "  .reg .pred p;\n"
+      "  .reg .b32 n;\n"
+      "  min.s32 n, %2, 4;\n"                           /* bytes 0..3 */
+      "  cp.async.ca.shared.global [%0], [%1], 4, n;\n"
+      "  sub.s32 n, %2, 4;\n"                           /* bytes 4..7 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+4], [%1+4], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+4], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..11 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+8], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 12;\n"                          /* bytes 12..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+12], [%1+12], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+12], [%1], 4, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
+}
+
 /* One block (256 threads) of grouped_matmul_f16_nk. */
 __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const int *__restrict__ offs, __half *__restrict__ Y, int T, int K, int G, int N, int G1)
 {
@@ -426,6 +466,9 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_kernel(const __half
               if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside X, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = gr < T ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : X, n * 2);
+              } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside X, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = gr < T ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : X, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -453,6 +496,9 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_kernel(const __half
               if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside W, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : W, n * 2);
+              } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside W, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : W, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -554,6 +600,9 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_kernel(const __half
                 if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside X, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                   const int n = gr < T ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
                   lt_cp_async_pieces(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : X, n * 2);
+                } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside X, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                  const int n = gr < T ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                  lt_cp_async_pieces4(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : X, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {
@@ -583,6 +632,9 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_kernel(const __half
                 if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside W, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                   const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
                   lt_cp_async_pieces(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : W, n * 2);
+                } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside W, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                  const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                  lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : W, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {

@@ -166,6 +166,46 @@ LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
       : "memory");
 }
 
+/* cp.async of a chunk in four 4-byte pieces (after cuda_pieces.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a 4-byte aligned source, given
+** as lt_cp_async16 is given it (the chunk's address, or the tensor's base
+** where src_bytes is 0): four cp.async.ca of 4 bytes, each reading its
+** part of the chunk's src_bytes (0..16) and zero-filling the rest; one
+** that holds none names src itself.  The chunks of a row 16- or 8-byte
+** aligned take lt_cp_async_pieces (a branch apart: predicated in one asm
+** with those, the 4-byte pieces cost every chunk their instructions, and
+** the tn GEMM at M = 100 fell from 0.60x to 0.46x cuBLAS, H200). */
+LT_FN void lt_cp_async_pieces4(void *smem, const void *src, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile(
+      "{\n"
+      "  .reg .pred p;\n"
+      "  .reg .b32 n;\n"
+      "  min.s32 n, %2, 4;\n"                           /* bytes 0..3 */
+      "  cp.async.ca.shared.global [%0], [%1], 4, n;\n"
+      "  sub.s32 n, %2, 4;\n"                           /* bytes 4..7 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+4], [%1+4], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+4], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..11 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+8], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 12;\n"                          /* bytes 12..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+12], [%1+12], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+12], [%1], 4, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -780,6 +820,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -807,6 +850,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -855,6 +901,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -882,6 +931,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1378,6 +1430,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1405,6 +1460,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1454,6 +1512,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1481,6 +1542,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1966,6 +2030,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1993,6 +2060,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2041,6 +2111,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2068,6 +2141,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2609,6 +2685,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2636,6 +2715,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2684,6 +2766,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2711,6 +2796,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3225,6 +3313,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3252,6 +3343,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3300,6 +3394,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3327,6 +3424,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3767,6 +3867,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3794,6 +3897,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3842,6 +3948,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3869,6 +3978,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4312,6 +4424,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4339,6 +4454,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4387,6 +4505,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4414,6 +4535,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4933,6 +5057,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4965,6 +5092,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_alt_cp
               if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&Bs[kt_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&Bs[kt_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -5014,6 +5144,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -5046,6 +5179,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_gelu_nn_M256_N8192_alt_cp
               if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&Bs[kt_next_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&Bs[kt_next_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

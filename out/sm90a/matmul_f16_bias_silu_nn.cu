@@ -166,6 +166,46 @@ LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
       : "memory");
 }
 
+/* cp.async of a chunk in four 4-byte pieces (after cuda_pieces.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a 4-byte aligned source, given
+** as lt_cp_async16 is given it (the chunk's address, or the tensor's base
+** where src_bytes is 0): four cp.async.ca of 4 bytes, each reading its
+** part of the chunk's src_bytes (0..16) and zero-filling the rest; one
+** that holds none names src itself.  The chunks of a row 16- or 8-byte
+** aligned take lt_cp_async_pieces (a branch apart: predicated in one asm
+** with those, the 4-byte pieces cost every chunk their instructions, and
+** the tn GEMM at M = 100 fell from 0.60x to 0.46x cuBLAS, H200). */
+LT_FN void lt_cp_async_pieces4(void *smem, const void *src, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile(
+      "{\n"
+      "  .reg .pred p;\n"
+      "  .reg .b32 n;\n"
+      "  min.s32 n, %2, 4;\n"                           /* bytes 0..3 */
+      "  cp.async.ca.shared.global [%0], [%1], 4, n;\n"
+      "  sub.s32 n, %2, 4;\n"                           /* bytes 4..7 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+4], [%1+4], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+4], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..11 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+8], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 12;\n"                          /* bytes 12..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+12], [%1+12], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+12], [%1], 4, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -710,6 +750,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nn_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -737,6 +780,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nn_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -785,6 +831,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nn_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -812,6 +861,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nn_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1308,6 +1360,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1335,6 +1390,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1384,6 +1442,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1411,6 +1472,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1896,6 +1960,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1923,6 +1990,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1971,6 +2041,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1998,6 +2071,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2539,6 +2615,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2566,6 +2645,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2614,6 +2696,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2641,6 +2726,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3155,6 +3243,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3182,6 +3273,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3230,6 +3324,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3257,6 +3354,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3697,6 +3797,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3724,6 +3827,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3772,6 +3878,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3799,6 +3908,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4242,6 +4354,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4269,6 +4384,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4317,6 +4435,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4344,6 +4465,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4863,6 +4987,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4895,6 +5022,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_alt_cp
               if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&Bs[kt_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&Bs[kt_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -4944,6 +5074,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4976,6 +5109,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_nn_M256_N8192_alt_cp
               if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
                 const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
                 lt_cp_async_pieces(&Bs[kt_next_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async_pieces4(&Bs[kt_next_stage][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) / 64][ri * 16 + tid / 8][(((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

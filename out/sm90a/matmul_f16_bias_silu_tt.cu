@@ -166,6 +166,46 @@ LT_FN void lt_cp_async_pieces(void *smem, const void *src, int src_bytes) {
       : "memory");
 }
 
+/* cp.async of a chunk in four 4-byte pieces (after cuda_pieces.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a 4-byte aligned source, given
+** as lt_cp_async16 is given it (the chunk's address, or the tensor's base
+** where src_bytes is 0): four cp.async.ca of 4 bytes, each reading its
+** part of the chunk's src_bytes (0..16) and zero-filling the rest; one
+** that holds none names src itself.  The chunks of a row 16- or 8-byte
+** aligned take lt_cp_async_pieces (a branch apart: predicated in one asm
+** with those, the 4-byte pieces cost every chunk their instructions, and
+** the tn GEMM at M = 100 fell from 0.60x to 0.46x cuBLAS, H200). */
+LT_FN void lt_cp_async_pieces4(void *smem, const void *src, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile(
+      "{\n"
+      "  .reg .pred p;\n"
+      "  .reg .b32 n;\n"
+      "  min.s32 n, %2, 4;\n"                           /* bytes 0..3 */
+      "  cp.async.ca.shared.global [%0], [%1], 4, n;\n"
+      "  sub.s32 n, %2, 4;\n"                           /* bytes 4..7 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+4], [%1+4], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+4], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 8;\n"                           /* bytes 8..11 */
+      "  min.s32 n, n, 4;\n"
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+8], [%1+8], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+8], [%1], 4, 0;\n"
+      "  sub.s32 n, %2, 12;\n"                          /* bytes 12..15 */
+      "  max.s32 n, n, 0;\n"
+      "  setp.gt.s32 p, n, 0;\n"
+      "  @p cp.async.ca.shared.global [%0+12], [%1+12], 4, n;\n"
+      "  @!p cp.async.ca.shared.global [%0+12], [%1], 4, 0;\n"
+      "}\n" ::"r"(a),
+      "l"(src), "r"(src_bytes)
+      : "memory");
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -710,6 +750,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tt_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -737,6 +780,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tt_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -785,6 +831,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tt_M512_N32768_cp_ke
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -812,6 +861,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tt_M512_N32768_cp_ke
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1306,6 +1358,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1333,6 +1388,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1382,6 +1440,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1409,6 +1470,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1894,6 +1958,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1921,6 +1988,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1969,6 +2039,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M128_N8192_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1996,6 +2069,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M128_N8192_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2536,6 +2612,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2563,6 +2642,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2611,6 +2693,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2638,6 +2723,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3152,6 +3240,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_row_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3179,6 +3270,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_row_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3227,6 +3321,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_row_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3254,6 +3351,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_row_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3695,6 +3795,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3722,6 +3825,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3770,6 +3876,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_cp_ker
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3797,6 +3906,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M16_N16384_cp_ker
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4239,6 +4351,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4266,6 +4381,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4314,6 +4432,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M32_N8192_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4341,6 +4462,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M32_N8192_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4784,6 +4908,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4811,6 +4938,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4859,6 +4989,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N4096_cp_kern
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4886,6 +5019,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M64_N4096_cp_kern
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -5405,6 +5541,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_alt_cp
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -5432,6 +5571,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -5480,6 +5622,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_alt_cp
             if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
               lt_cp_async_pieces(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -5507,6 +5652,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_silu_tt_M256_N8192_alt_cp
             if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
               lt_cp_async_pieces(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: four cp.async of 4 bytes where its row starts 4 bytes off the 8-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async_pieces4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

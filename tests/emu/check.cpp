@@ -600,8 +600,10 @@ static double activation(int a, double x) {
 ** its cp.async twin), and padded (lda 4: the tn and tt kernels).  And
 ** M = 100, tight: in tn and tt A's rows are 200 bytes apart, every other
 ** one off the 16-byte grid (no tensor map: the cp.async twin, whose chunks
-** there go as 8-byte pieces; the padded cases' rows 4-byte aligned take
-** the 4-byte ones). */
+** there go as 8-byte pieces), and M = 102: rows 204 bytes apart, starting
+** 0, 12, 8 and 4 bytes past the grid in turn (one 16-byte piece, four of
+** 4, two of 8, four of 4; the padded cases' rows of 34 elements take the
+** 4-byte ones too). */
 struct MmCase {
   int batch, M, N, K;
   float alpha, beta;
@@ -614,7 +616,7 @@ static const MmCase mm_cases[] = {
   {1, 16, 72, 136, 1.0f, 0.0f, 0},  {1, 31, 72, 136, 1.5f, 0.0f, 1}, {1, 33, 72, 136, 1.0f, 0.5f, 0},
   {1, 64, 72, 136, 1.0f, 0.0f, 0},  {1, 65, 72, 136, 0.5f, 0.0f, 1},
   {1, 1, 72, 136, 1.0f, 0.5f, 0},   {2, 1, 72, 131, 1.5f, 0.0f, 0},  {2, 1, 72, 136, 1.0f, 0.0f, 1},
-  {1, 100, 72, 136, 1.0f, 0.5f, 0},
+  {1, 100, 72, 136, 1.0f, 0.5f, 0}, {1, 102, 72, 136, 1.0f, 0.0f, 0},
 };
 
 /* The elements of a buffer as doubles. */
