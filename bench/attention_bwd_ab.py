@@ -93,7 +93,7 @@ def main():
     names = list(libs)
     kernels = ["dkdv"] if atomic else os.environ.get("KERNELS", "dkdv,dq").split(",")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16; "
-          f"{'dkdv_dq_atomic' if atomic else 'dkdv and dq'} in ms, forward + backward in TFLOP/s (ratio to cuDNN); "
+          f"{'dkdv_dq_atomic' if atomic else ', '.join(kernels)} in ms, forward + backward in TFLOP/s (ratio to cuDNN); "
           f"{rounds} rounds of {reps}")
     print(f"{'point':22}" + "".join("".join(f"{n + ' ' + x:>{12 if x == 'dkdv' else 10}}" for x in kernels) +
                                     f"{n + ' f+b':>16}" for n in names) +
