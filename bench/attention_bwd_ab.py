@@ -21,7 +21,8 @@ then beside the first build's deterministic forward + backward too.
 
 usage: python3 bench/attention_bwd_ab.py [--atomic] LABEL=LIB.so [LABEL=LIB.so ...]
        (ROUNDS and REPS from the environment, default 6 and 3; DIMS, the
-       head dims, default 64,128; SEQS, default 1024,4096,16384)"""
+       head dims, default 64,128; SEQS, default 1024,4096,16384; KERNELS,
+       the kernels timed apart, default dkdv,dq, or any of fwd,pre,dkdv,dq)"""
 import math
 import os
 import sys
@@ -46,8 +47,9 @@ def rel(a, b):
 
 
 def backward(lib, atomic, D, q, k, v, do, o, lse, dq, dk, dv, shape, st, scalars):
-    """{name: callable} of one build's forward + backward ("f+b") and its
-    timed kernels ("dkdv", and "dq" without atomic) into dq, dk, dv."""
+    """{name: callable} of one build's forward + backward ("f+b"), its forward
+    ("fwd") and its backward's kernels ("pre", "dkdv", and "dq" without
+    atomic) into o, lse, dq, dk, dv."""
     B, H, S = shape
     delta = torch.empty(B, H, S, device="cuda")
 
@@ -63,7 +65,10 @@ def backward(lib, atomic, D, q, k, v, do, o, lse, dq, dk, dv, shape, st, scalars
         def fb():
             return [fwd(), lib(f"attention_bwd_pre_dq_atomic_bf16_d{D}", o, do, delta, acc, B, H, S, *st * 2), dkdv(),
                     lib(f"attention_bwd_post_bf16_d{D}", acc, dq, B, H, S, *st)]
-        return {"dkdv": dkdv, "f+b": fb}
+        return {"fwd": fwd, "dkdv": dkdv, "f+b": fb}
+
+    def pre():
+        return lib(f"attention_bwd_pre_bf16_d{D}", o, do, delta, B, H, S, *st * 2)
 
     def dkdv():
         return lib(f"attention_bwd_dkdv_bf16_d{D}", q, k, v, do, lse, delta, dk, dv, B, H, S, H, S, *st * 6, *scalars)
@@ -72,8 +77,8 @@ def backward(lib, atomic, D, q, k, v, do, o, lse, dq, dk, dv, shape, st, scalars
         return lib(f"attention_bwd_dq_bf16_d{D}", q, k, v, do, lse, delta, dq, B, H, S, H, S, *st * 5, *scalars)
 
     def fb():
-        return [fwd(), lib(f"attention_bwd_pre_bf16_d{D}", o, do, delta, B, H, S, *st * 2), dkdv(), dqk()]
-    return {"dkdv": dkdv, "dq": dqk, "f+b": fb}
+        return [fwd(), pre(), dkdv(), dqk()]
+    return {"fwd": fwd, "pre": pre, "dkdv": dkdv, "dq": dqk, "f+b": fb}
 
 
 def main():
@@ -86,9 +91,9 @@ def main():
     rounds, reps = int(os.environ.get("ROUNDS", 6)), int(os.environ.get("REPS", 3))
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     names = list(libs)
-    kernels = ["dkdv"] if atomic else ["dkdv", "dq"]
+    kernels = ["dkdv"] if atomic else os.environ.get("KERNELS", "dkdv,dq").split(",")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16; "
-          f"{'dkdv_dq_atomic' if atomic else 'dkdv and dq'} in ms, forward + backward in TFLOP/s (ratio to cuDNN); "
+          f"{'dkdv_dq_atomic' if atomic else ', '.join(kernels)} in ms, forward + backward in TFLOP/s (ratio to cuDNN); "
           f"{rounds} rounds of {reps}")
     print(f"{'point':22}" + "".join("".join(f"{n + ' ' + x:>{12 if x == 'dkdv' else 10}}" for x in kernels) +
                                     f"{n + ' f+b':>16}" for n in names) +
@@ -129,7 +134,7 @@ def main():
                         if n == "det":
                             fns["det"] = fs["f+b"]
                         else:
-                            fns.update({f"{n} {x}": f for x, f in fs.items()})
+                            fns.update({f"{n} {x}": fs[x] for x in kernels + ["f+b"]})
                     r = interleaved(fns, rounds, reps, flush)
                 tf = {x: flops / r[x][0] / 1e9 for x in fns if x.endswith("f+b") or x in ("det", "cudnn")}
                 cd = tf["cudnn"]

@@ -324,7 +324,29 @@ return {
       variant = "attention_bwd_dkdv_bf16_d64",
     },
     {
+      -- set by hand (2026-11-26): the 256-thread warp-specialized kernel, 128 keys a block, 64 queries
+      -- a step, dV one iteration late, on a ring of 4 stages (the short sequences' bucket: 3); bf16 on
+      -- an H200, 0.91-0.95x the dK/dV time of the 128-thread cp.async ring (BM = 128, BN = 64) that
+      -- this bucket ran before at 4K causal, 0.98-0.99x at 4K full; 16K keeps the ring (below)
+      -- (bench/results/2026-11-26-h200-attention-bwd-split.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 128,
+        WN = 1,
+        stages = 4,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm90a",
+      variant = "attention_bwd_dkdv_bf16_d64",
+    },
+    {
+      -- set by hand (2026-11-26): the 128-thread cp.async ring (128 queries a step, 64 keys) that the
+      -- 4K bucket ran before, for 16K tokens: the warp-specialized kernel of the 4K bucket measured
+      -- 0.99-1.06x its dK/dV time there (bench/results/2026-11-26-h200-attention-bwd-split.txt)
+      bucket = "B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384",
       config = {
         BM = 128,
         BN = 64,
@@ -333,13 +355,8 @@ return {
         threads = 128,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 176.588016,
-      kernel_hash = "49c3d0834aeb55ca",
-      median_ms = 1.151968002,
-      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      shape = "B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384",
       target = "sm90a",
-      tflops = 477.2318439,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dkdv_bf16_d64",
     },
     {
@@ -458,7 +475,29 @@ return {
       variant = "attention_bwd_dkdv_f16_d64",
     },
     {
+      -- set by hand (2026-11-26): the 256-thread warp-specialized kernel, 128 keys a block, 64 queries
+      -- a step, dV one iteration late, on a ring of 4 stages (the short sequences' bucket: 3); bf16 on
+      -- an H200, 0.91-0.95x the dK/dV time of the 128-thread cp.async ring (BM = 128, BN = 64) that
+      -- this bucket ran before at 4K causal, 0.98-0.99x at 4K full; 16K keeps the ring (below)
+      -- (bench/results/2026-11-26-h200-attention-bwd-split.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 128,
+        WN = 1,
+        stages = 4,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm90a",
+      variant = "attention_bwd_dkdv_f16_d64",
+    },
+    {
+      -- set by hand (2026-11-26): the 128-thread cp.async ring (128 queries a step, 64 keys) that the
+      -- 4K bucket ran before, for 16K tokens: the warp-specialized kernel of the 4K bucket measured
+      -- 0.99-1.06x its dK/dV time there (bench/results/2026-11-26-h200-attention-bwd-split.txt)
+      bucket = "B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384",
       config = {
         BM = 128,
         BN = 64,
@@ -467,13 +506,8 @@ return {
         threads = 128,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 169.7823892,
-      kernel_hash = "49c3d0834aeb55ca",
-      median_ms = 1.198143959,
-      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      shape = "B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384",
       target = "sm90a",
-      tflops = 458.8395324,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dkdv_f16_d64",
     },
   },

@@ -45,7 +45,7 @@
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:122: windows below 2^30, as sizes)
- * Runs the config tuned for the shape bucket nearest the sizes (2 buckets; see the source).
+ * Runs the config tuned for the shape bucket nearest the sizes (3 buckets; see the source).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d64.cu
  */
 #ifndef LUATILE_ATTENTION_BWD_DKDV_BF16_D64_H

@@ -5,7 +5,8 @@
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096: BM=128 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096)
+ *   B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384: BM=128 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384)
+ *   B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096: BM=64 BN=128 WN=1 stages=4 threads=256 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096)
  *   B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024: BM=64 BN=128 WN=1 stages=2 threads=256 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_f16_d64.cu
  */
@@ -585,8 +586,8 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* One block (128 threads) of attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096. */
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
+/* One block (128 threads) of attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384. */
+__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1242,8 +1243,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
   }
 }
 
-/* Checks the arguments, then runs attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096 over its grid on `stream` (the config tuned for B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096). */
-static int attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384 over its grid on `stream` (the config tuned for B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384). */
+static int attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
@@ -1265,9 +1266,1238 @@ static int attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q,
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 83968 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 83968);
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 83968);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel<<<grid, dim3(128), 83968, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384_kernel<<<grid, dim3(128), 83968, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp. */
+__global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int bh = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Ks)[64] = (__half (*)[64])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Vs)[64] = (__half (*)[64])(lt_smem + 16384);
+  /* Qs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Qs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
+  /* dOs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 65536);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 98304);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 99328);
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
+  const int kb = nkb - 1 - pid;
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
+  const int b = bh / Hkv;
+  const int hk = bh % Hkv;
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
+  const int group = Hq / Hkv;
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
+  const int k0 = kb * 128;
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  const int diag = Sk - Sq;
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 64 - 1) / 64;
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  const int lo_q = k0 - diag - window_right;
+  const int hi_q = k0 + 128 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const bool ok = b < B && hk < Hkv;
+    const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+    if (ok && kb * 128 >= 0 && kb * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&Ks[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(kb * 128 + tid / 8) * sks + (int64_t)(ri * 32) * sks + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = kb * 128 + ri * 32 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sks + gc;
+        if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+          const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async_pieces(&Ks[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  }
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const bool ok = b < B && hk < Hkv;
+    const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+    if (ok && kb * 128 >= 0 && kb * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&Vs[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(kb * 128 + tid / 8) * svs + (int64_t)(ri * 32) * svs + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = kb * 128 + ri * 32 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * svs + gc;
+        if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+          const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async_pieces(&Vs[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  }
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
+  float dk[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        dk[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
+  float dv[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        dv[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
+  const int nqh = last - first;
+  // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int i_stage = 0; i_stage < 2; ++i_stage) {
+    const int i = i_stage;
+    if (i < group * nqh) {
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const __half *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sqh;
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Qs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 8) * sqs + (int64_t)(ri * 32) * sqs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + ri * 32 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sqs + gc;
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async_pieces(&Qs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Qs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const __half *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sdoh;
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&dOs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 8) * sdos + (int64_t)(ri * 32) * sdos + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + ri * 32 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sdos + gc;
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async_pieces(&dOs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                dOs[i_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&lses[i_stage][0][tid * 4], base + (first + i % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              lt_cp_async_pieces(&lses[i_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                lses[i_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&deltas[i_stage][0][tid * 4], base + (first + i % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              lt_cp_async_pieces(&deltas[i_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                deltas[i_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 161: 0 goes first */
+  for (int i = 0, i_stage = 0; i < group * nqh; ++i, i_stage = i_stage == 3 ? 0 : i_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration i have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage i - 2 is free again (its wgmmas were waited for in iteration i - 1) */
+    /* in flight from the iteration before: the wgmmas into dv and more */
+    // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
+    float st[32];
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+    // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+    /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(st);
+    lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][0][kk], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+    /* the copies for iteration i + 2, issued while the tensor cores run the wgmmas above */
+    const int i_next = i + 2;
+    const int i_next_stage = i_stage < 2 ? i_stage + 2 : i_stage - 2;
+    if (i_next < group * nqh) {
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const __half *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sqh;
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Qs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 8) * sqs + (int64_t)(ri * 32) * sqs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + ri * 32 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sqs + gc;
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async_pieces(&Qs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Qs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const __half *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sdoh;
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&dOs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 8) * sdos + (int64_t)(ri * 32) * sdos + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int64_t gr = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + ri * 32 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sdos + gc;
+            if ((uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async_pieces(&dOs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                dOs[i_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&lses[i_next_stage][0][tid * 4], base + (first + i_next % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              lt_cp_async_pieces(&lses[i_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                lses[i_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
+        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            lt_cp_async16(&deltas[i_next_stage][0][tid * 4], base + (first + i_next % lt_imax(nqh, 1)) * 64 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+            const int64_t gc = ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 8 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or two of 8 bytes where its row starts off the 16-byte grid */
+              const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+              lt_cp_async_pieces(&deltas[i_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                deltas[i_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
+    float dpt[32];
+    // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+    /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(dpt);
+    lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][0][kk], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
+    // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
+    const int j = first + i % lt_imax(nqh, 1);
+    // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
+    const int qend = (j + 1) * 64;
+    // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+    const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(dv);   /* read below, after the wait */
+    lt_wgmma_settle(dk);   /* read below, after the wait */
+    lt_wgmma_settle(st);   /* read below, after the wait */
+    lt_wgmma_settle(dpt);   /* read below, after the wait */
+    // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
+      int key[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        key[ri] = ri * 8 + row0;
+      }
+      // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = key[ri] + (k0 - j * 64 - diag);
+      }
+      // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+      }
+      // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+      }
+      // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
+      int col[32];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+      float lse[16];
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+      uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+          st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
+          st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+          st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+        }
+      }
+      lt_wgmma_settle(st_frag);
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+      float delta[16];
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
+      float dst[32];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+      uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          dst_frag[kk / 16][mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
+          dst_frag[kk / 16][mi][1] = lt_pack_f16x2(dst[i + 16], dst[i + 16 + 1]);
+          dst_frag[kk / 16][mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
+          dst_frag[kk / 16][mi][3] = lt_pack_f16x2(dst[i + 18], dst[i + 18 + 1]);
+        }
+      }
+      lt_wgmma_settle(dst_frag);
+      lt_wgmma_settle(dk);
+      lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+    } else {
+      // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+      float lse_2[16];
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+      uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+          st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
+          st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+          st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+        }
+      }
+      lt_wgmma_settle(st_frag);
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+      float delta_2[16];
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+        }
+      }
+      // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
+      float dst_2[32];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]);
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+      uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          dst_2_frag[kk / 16][mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
+          dst_2_frag[kk / 16][mi][1] = lt_pack_f16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
+          dst_2_frag[kk / 16][mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
+          dst_2_frag[kk / 16][mi][3] = lt_pack_f16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
+        }
+      }
+      lt_wgmma_settle(dst_2_frag);
+      lt_wgmma_settle(dk);
+      lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+    }
+  }
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(dv);   /* read below, after the wait */
+  lt_wgmma_settle(dk);   /* read below, after the wait */
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  {
+    const bool ok = b < B && hk < Hkv;
+    __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = kb * 128 + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        __half *ptr = base + (int64_t)gr * sdks + gc;
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          }
+        }
+      }
+    }
+  }
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  {
+    const bool ok = b < B && hk < Hkv;
+    __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = kb * 128 + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        __half *ptr = base + (int64_t)gr * sdvs + gc;
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp over its grid on `stream` (the config tuned for B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096). */
+static int attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdkb + (double)(Hkv - 1) * sdkh + (double)(Sk - 1) * sdks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sk + 128 - 1) / 128;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 100352 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 100352);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp_kernel<<<grid, dim3(256), 100352, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_bwd_dkdv.lua:235 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel(const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap dO_map, const __grid_constant__ CUtensorMap LSE_map, const __grid_constant__ CUtensorMap Delta_map, const __grid_constant__ CUtensorMap dK_map, const __grid_constant__ CUtensorMap dV_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int bh = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Ks)[64] = (__half (*)[64])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Vs)[64] = (__half (*)[64])(lt_smem + 16384);
+  /* Qs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __half (*Qs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
+  /* dOs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 65536);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 98304);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 99328);
+  /* dK_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*dK_out)[64][64] = (__half (*)[64][64])(lt_smem + 101376);
+  /* dV_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*dV_out)[64][64] = (__half (*)[64][64])(lt_smem + 117760);
+  uint64_t *i_full = (uint64_t *)(lt_smem + 100352), *i_empty = i_full + 4;   /* the ring's mbarriers */
+  uint64_t *i_pre = i_full + 8;   /* the mbarrier of the copies before the loop */
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
+  const int kb = nkb - 1 - pid;
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
+  const int b = bh / Hkv;
+  const int hk = bh % Hkv;
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
+  const int group = Hq / Hkv;
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
+  const int k0 = kb * 128;
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  const int diag = Sk - Sq;
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 64 - 1) / 64;
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  const int lo_q = k0 - diag - window_right;
+  const int hi_q = k0 + 128 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
+  const int nqh = last - first;
+  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:235, 4 stages: i_full[i] says stage i's TMA copies have landed (16896 bytes), i_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int i_stage = 0; i_stage < 4; ++i_stage) {
+      lt_mbar_init(&i_full[i_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&i_empty[i_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(i_pre, 1);   /* the copies before the loop */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<24>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&dO_map);
+      lt_tma_prefetch_map(&LSE_map);
+      lt_tma_prefetch_map(&Delta_map);
+      lt_tma_prefetch_map(&dK_map);
+      lt_tma_prefetch_map(&dV_map);
+      lt_mbar_arrive_expect_tx(i_pre, 32768);   /* the bytes the copies before the loop deliver */
+      // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+      lt_tma_load_4d(&Ks[0][0], &K_map, 0, kb * 128, hk, b, i_pre);
+      // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+      lt_tma_load_4d(&Vs[0][0], &V_map, 0, kb * 128, hk, b, i_pre);
+      int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+      for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 3, i_stage = i_stage == 3 ? 0 : i_stage + 1) {
+        lt_mbar_wait(&i_empty[i_stage], i_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        lt_mbar_arrive_expect_tx(&i_full[i_stage], 16896);   /* the bytes its copies deliver */
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        lt_tma_load_4d(&Qs[i_stage][0][0], &Q_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        lt_tma_load_4d(&dOs[i_stage][0][0], &dO_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        lt_tma_load_4d(&lses[i_stage][0][0], &LSE_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        lt_tma_load_4d(&deltas[i_stage][0][0], &Delta_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<240>();   /* the producer's registers, for the accumulators */
+    int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
+    float dk[32];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dk[ri * 16 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
+    float dv[32];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dv[ri * 16 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    lt_mbar_wait(i_pre, 0);   /* the copies before the loop have landed (its one phase) */
+    // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+    uint32_t st_frag[4][1][4];   /* line 203's A ([16 of K][warp's 16 rows]), packed in one iteration's step, read by its wgmmas in the next */
+    for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 3, i_stage = i_stage == 3 ? 0 : i_stage + 1) {
+      lt_mbar_wait(&i_full[i_stage], i_phase);   /* the stage's copies have landed */
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[32];
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(st);
+      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][0][kk], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[32];
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(dpt);
+      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][0][kk], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
+      /* the step's deferred wgmmas of iteration i - 1, on its stage, behind these (empty groups in the first iteration) */
+      if (i > 0) {
+        lt_wgmma_settle(st_frag);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage == 0 ? 3 : i_stage - 1][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* dv in a group of its own */
+      } else {
+        lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+        lt_wgmma_commit();   /* empty, in dv's place: the waits count the same groups */
+      }
+      // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
+      const int j = first + i % lt_imax(nqh, 1);
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
+      const int qend = (j + 1) * 64;
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
+        lt_wgmma_settle(st);   /* read below, after the wait */
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
+        int key[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          key[ri] = ri * 8 + row0;
+        }
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
+        }
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+        }
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+        }
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
+        int col[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+        float lse[16];
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+            }
+          }
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dpt);   /* read below, after the wait */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+        /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
+            st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+          }
+        }
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+        float delta[16];
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
+        float dst[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            dst_frag[kk / 16][mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
+            dst_frag[kk / 16][mi][1] = lt_pack_f16x2(dst[i + 16], dst[i + 16 + 1]);
+            dst_frag[kk / 16][mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
+            dst_frag[kk / 16][mi][3] = lt_pack_f16x2(dst[i + 18], dst[i + 18 + 1]);
+          }
+        }
+        lt_wgmma_settle(dst_frag);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n64k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
+      } else {
+        lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
+        lt_wgmma_settle(st);   /* read below, after the wait */
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[16];
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+            }
+          }
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dpt);   /* read below, after the wait */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
+        /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
+            st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
+          }
+        }
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[16];
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
+        float dst_2[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            dst_2_frag[kk / 16][mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
+            dst_2_frag[kk / 16][mi][1] = lt_pack_f16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
+            dst_2_frag[kk / 16][mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
+            dst_2_frag[kk / 16][mi][3] = lt_pack_f16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
+          }
+        }
+        lt_wgmma_settle(dst_2_frag);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n64k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
+      }
+      if (i > 0 && lane == 0) lt_mbar_arrive(&i_empty[i_stage == 0 ? 3 : i_stage - 1]);   /* iteration i - 1's wgmmas are done: each warp gives its stage back to the producer */
+    }
+    /* the step's deferred wgmmas of the last iteration, on its stage */
+    if ((group * nqh) > 0) {
+      lt_wgmma_settle(st_frag);
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage == 0 ? 3 : i_stage - 1][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* dv in a group of its own */
+    } else {
+      lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+      lt_wgmma_commit();   /* empty, in dv's place: the waits count the same groups */
+    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(dv);   /* read below, after the wait */
+    // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+    {   /* out by TMA stores (dK_map: only the elements inside dK are written), each consumer warpgroup its 64 rows, 64 columns at a time through dK_out[wg] */
+      const int wg = tid / 128;   /* this thread's warpgroup */
+      if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read dK_out[wg] */
+      lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          *(uint32_t *)&dK_out[wg][ri * 8 + row0 - wg * 64][(ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3] = h.v;
+        }
+      }
+      lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+      lt_named_barrier(2 + wg, 128);   /* dK_out[wg] is whole */
+      if (tid % 128 == 0) {
+        lt_tma_store_4d(&dK_map, 0, kb * 128 + wg * 64, hk, b, &dK_out[wg][0][0]);
+        lt_tma_store_commit();
+      }
+    }
+    // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+    {   /* out by TMA stores (dV_map: only the elements inside dV are written), each consumer warpgroup its 64 rows, 64 columns at a time through dV_out[wg] */
+      const int wg = tid / 128;   /* this thread's warpgroup */
+      if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read dV_out[wg] */
+      lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+          *(uint32_t *)&dV_out[wg][ri * 8 + row0 - wg * 64][(ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3] = h.v;
+        }
+      }
+      lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+      lt_named_barrier(2 + wg, 128);   /* dV_out[wg] is whole */
+      if (tid % 128 == 0) {
+        lt_tma_store_4d(&dV_map, 0, kb * 128 + wg * 64, hk, b, &dV_out[wg][0][0]);
+        lt_tma_store_commit();
+      }
+    }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
+  }
+}
+
+/* Checks the arguments, then runs attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096 over its grid on `stream` (the config tuned for B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096). */
+static int attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdkb + (double)(Hkv - 1) * sdkh + (double)(Sk - 1) * sdks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sk + 128 - 1) / 128;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t K_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 128, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 128, 1, 1};
+  const uint64_t Q_map_dims[4] = {(uint64_t)64, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 64, 1, 1};
+  const uint64_t dO_map_dims[4] = {(uint64_t)64, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, dO_map_strides[3] = {(uint64_t)sdos, (uint64_t)sdoh, (uint64_t)sdob};
+  const uint32_t dO_map_box[4] = {64, 64, 1, 1};
+  const uint64_t LSE_map_dims[4] = {(uint64_t)Sq, (uint64_t)1, (uint64_t)Hq, (uint64_t)B}, LSE_map_strides[3] = {(uint64_t)(int64_t)Sq, (uint64_t)(int64_t)Sq, (uint64_t)((int64_t)Sq * (int64_t)Hq)};
+  const uint32_t LSE_map_box[4] = {64, 1, 1, 1};
+  const uint64_t Delta_map_dims[4] = {(uint64_t)Sq, (uint64_t)1, (uint64_t)Hq, (uint64_t)B}, Delta_map_strides[3] = {(uint64_t)(int64_t)Sq, (uint64_t)(int64_t)Sq, (uint64_t)((int64_t)Sq * (int64_t)Hq)};
+  const uint32_t Delta_map_box[4] = {64, 1, 1, 1};
+  const uint64_t dK_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, dK_map_strides[3] = {(uint64_t)sdks, (uint64_t)sdkh, (uint64_t)sdkb};
+  const uint32_t dK_map_box[4] = {64, 64, 1, 1};
+  const uint64_t dV_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, dV_map_strides[3] = {(uint64_t)sdvs, (uint64_t)sdvh, (uint64_t)sdvb};
+  const uint32_t dV_map_box[4] = {64, 64, 1, 1};
+  CUtensorMap K_map, V_map, Q_map, dO_map, LSE_map, Delta_map, dK_map, dV_map;
+  if (lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0 ||
+      lt_tma_encode(&Q_map, Q, LT_TMA_F16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&dO_map, dO, LT_TMA_F16, 4, dO_map_dims, dO_map_strides, dO_map_box, 128) != 0 ||
+      lt_tma_encode(&LSE_map, LSE, LT_TMA_F32, 4, LSE_map_dims, LSE_map_strides, LSE_map_box, 0) != 0 ||
+      lt_tma_encode(&Delta_map, Delta, LT_TMA_F32, 4, Delta_map_dims, Delta_map_strides, Delta_map_box, 0) != 0 ||
+      lt_tma_encode(&dK_map, dK, LT_TMA_F16, 4, dK_map_dims, dK_map_strides, dK_map_box, 128) != 0 ||
+      lt_tma_encode(&dV_map, dV, LT_TMA_F16, 4, dV_map_dims, dV_map_strides, dV_map_box, 128) != 0)
+    return attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_cp(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 134144 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 134144);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel<<<grid, dim3(384), 134144, (cudaStream_t)stream>>>(K_map, V_map, Q_map, dO_map, LSE_map, Delta_map, dK_map, dV_map, (const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
 
@@ -2512,8 +3742,10 @@ static int lt_bucket_distance(int n, int b)
 ** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
 extern "C" int attention_bwd_dkdv_f16_d64(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right, void *stream)
 {
-  const int d0 = lt_bucket_distance(B, 2) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 12) + lt_bucket_distance(Sq, 12);   /* B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096 */
-  const int d1 = lt_bucket_distance(B, 4) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 10) + lt_bucket_distance(Sq, 10);   /* B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024 */
-  if (d0 <= d1) return attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
+  const int d0 = lt_bucket_distance(B, 0) + lt_bucket_distance(Hkv, 5) + lt_bucket_distance(Hq, 5) + lt_bucket_distance(Sk, 14) + lt_bucket_distance(Sq, 14);   /* B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384 */
+  const int d1 = lt_bucket_distance(B, 2) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 12) + lt_bucket_distance(Sq, 12);   /* B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096 */
+  const int d2 = lt_bucket_distance(B, 4) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 10) + lt_bucket_distance(Sq, 10);   /* B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024 */
+  if (d0 <= d1 && d0 <= d2) return attention_bwd_dkdv_f16_d64_B1_Hkv32_Hq32_Sk16384_Sq16384(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
+  if (d1 <= d2) return attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
   return attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
 }
