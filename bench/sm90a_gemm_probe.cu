@@ -31,9 +31,12 @@
 // 2 pm + 1 of one tile column, B's stage loaded half by each block's
 // producer and multicast to both, a stage released by the 16 consumer warps
 // of both blocks (an arrival on each block's empty barrier); the grid holds
-// as many clusters as pairs of SMs.  The variants timed: gen's schedule
-// (3 stages, EPI 2) and the same in clusters of 2, both in 4 stages too,
-// then the earlier probes (EPI 1, EPI 0, BN 128).
+// as many clusters as pairs of SMs.  SA = 1 turns the pair the other way:
+// tile columns 2 pn and 2 pn + 1 of one tile row, sharing A (each producer
+// loads 64 of A's 128 rows and multicasts them), B a block's own.  The
+// variants timed: gen's schedule (3 stages, EPI 2) and the same in clusters
+// of 2 sharing B, then sharing A, each in 4 stages too, then the earlier
+// probes (EPI 1, EPI 0, BN 128).
 //
 // build: bench/sm90a_gemm_probe.sh (nvcc -O3 -std=c++17
 //   -gencode=arch=compute_90a,code=sm_90a -lcublas)
@@ -223,8 +226,10 @@ static size_t gemm_smem_bytes(int bn, int stages, int epi) {
 ** clusters of 2 blocks on tiles (2 pm, bn) and (2 pm + 1, bn), which share B:
 ** each block's producer loads half of B's stage and multicasts it to both,
 ** its own A alone; a stage is free again once the consumers of both blocks
-** are done with it (16 arrivals on each block's empty barrier). */
-template <int BN, int STAGES, int NT, int EPI, class T, int CL>
+** are done with it (16 arrivals on each block's empty barrier).  SA = 1
+** (with CL = 2): tiles (bm, 2 pn) and (bm, 2 pn + 1), sharing A the same way
+** (64 rows a producer), B a block's own. */
+template <int BN, int STAGES, int NT, int EPI, class T, int CL, int SA>
 __global__ void __launch_bounds__(384, 1)
 gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map,
                   const __grid_constant__ CUtensorMap C_map, T *__restrict__ C, int M, int N, int K, int group_m)
@@ -254,8 +259,10 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
   __syncthreads();   /* the barriers are initialized */
   if (CL > 1) probe_cluster_sync();   /* ... in the peer too */
   const unsigned rank = CL > 1 ? probe_cluster_rank() : 0;
-  /* CL = 2: the cluster runs pairs of tiles (units), tile rows 2 pm and 2 pm + 1 */
-  const int units_m = (tiles_m + CL - 1) / CL, units = units_m * tiles_n;
+  /* CL = 2: the cluster runs pairs of tiles (units), tile rows 2 pm and 2 pm + 1
+  ** (SA: tile columns 2 pn and 2 pn + 1) */
+  const int units_m = SA ? tiles_m : (tiles_m + CL - 1) / CL, units_n = SA ? (tiles_n + CL - 1) / CL : tiles_n;
+  const int units = units_m * units_n;
   const int unit0 = blockIdx.x / CL, unit_step = gridDim.x / CL;
   if (wg == 0) {
     /* producer warpgroup: one thread fills the ring */
@@ -264,13 +271,18 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
       int stage = 0, phase = 0;
       for (int unit = unit0; unit < units; unit += unit_step) {
         int bm, bn;
-        lt_tile_grouped(unit, units_m, tiles_n, group_m / CL, bm, bn);
-        bm = bm * CL + rank;   /* past the last tile row (odd tiles_m): A's box reads zeros, the stores write nothing */
+        lt_tile_grouped(unit, units_m, units_n, SA ? group_m : group_m / CL, bm, bn);
+        if (SA) bn = bn * CL + rank;   /* past the last tile column (odd tiles_n): B's box reads zeros, the stores write nothing */
+        else bm = bm * CL + rank;      /* past the last tile row (odd tiles_m): A's box likewise */
         for (int kt = 0; kt < kts; ++kt) {
           lt_mbar_wait(&empty[stage], phase ^ 1);   /* the consumers (of both blocks) are done with the stage's last fill */
-          lt_mbar_arrive_expect_tx(&full[stage], GEMM_A_BYTES + B_BYTES);   /* B: half from each block's producer */
-          lt_tma_load_2d(As + stage * GEMM_A_BYTES, &A_map, kt * GEMM_BK, bm * GEMM_BM, &full[stage]);
-          if (CL > 1) {
+          lt_mbar_arrive_expect_tx(&full[stage], GEMM_A_BYTES + B_BYTES);   /* the shared operand: half from each block's producer */
+          if (CL > 1 && SA)   /* rows rank 64 .. of A's 128 */
+            probe_tma_load_2d_mc(As + stage * GEMM_A_BYTES + rank * (GEMM_A_BYTES / 2), &A_map, kt * GEMM_BK, bm * GEMM_BM + rank * (GEMM_BM / 2),
+                                 &full[stage], 3);
+          else
+            lt_tma_load_2d(As + stage * GEMM_A_BYTES, &A_map, kt * GEMM_BK, bm * GEMM_BM, &full[stage]);
+          if (CL > 1 && !SA) {
             if (NT) {   /* rows rank BN / 2 .. of B's BN */
               probe_tma_load_2d_mc(Bs + stage * B_BYTES + rank * (B_BYTES / 2), &B_map, kt * GEMM_BK, bn * BN + rank * (BN / 2), &full[stage], 3);
             } else {
@@ -299,8 +311,9 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
     float acc[NACC];
     for (int unit = unit0; unit < units; unit += unit_step) {
       int bm, bn;
-      lt_tile_grouped(unit, units_m, tiles_n, group_m / CL, bm, bn);
-      bm = bm * CL + rank;
+      lt_tile_grouped(unit, units_m, units_n, SA ? group_m : group_m / CL, bm, bn);
+      if (SA) bn = bn * CL + rank;
+      else bm = bm * CL + rank;
       int prev = 0;
       for (int kt = 0; kt < kts; ++kt) {
         lt_mbar_wait(&full[stage], phase);   /* the stage's copies have landed */
@@ -384,21 +397,22 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
 /* The launcher gen would print: tensor maps, then the persistent grid (CL =
 ** 2: clusters of 2 blocks, as many as pairs of SMs, each on pairs of tiles).
 ** Returns 0 or an error (a refused tensor map: the caller falls back). */
-template <int BN, int STAGES, int NT, int EPI, class T, int CL>
+template <int BN, int STAGES, int NT, int EPI, class T, int CL, int SA>
 static int gemm_sm90a(const T *A, const T *B, T *C, int M, int N, int K, int group_m, int sms, cudaStream_t stream) {
   if (M <= 0 || N <= 0 || K <= 0) return cudaErrorInvalidValue;
   const int dt = Ty<T>::bf16 ? LT_TMA_BF16 : LT_TMA_F16;
   CUtensorMap A_map, B_map, C_map;
-  int err = lt_tma_encode_2d(&A_map, A, dt, M, K, K, GEMM_BM, GEMM_BK, 128);
-  if (!err) err = NT ? lt_tma_encode_2d(&B_map, B, dt, N, K, K, BN / CL, GEMM_BK, 128)   /* CL = 2: a block's half of B */
+  int err = lt_tma_encode_2d(&A_map, A, dt, M, K, K, GEMM_BM / (SA ? CL : 1), GEMM_BK, 128);   /* SA: a block's half of A */
+  if (!err) err = NT ? lt_tma_encode_2d(&B_map, B, dt, N, K, K, BN / (SA ? 1 : CL), GEMM_BK, 128)   /* else, nt: a block's half of B */
                      : lt_tma_encode_2d(&B_map, B, dt, K, N, N, GEMM_BK, 64, 128);
   if (!err) err = lt_tma_encode_2d(&C_map, C, dt, M, N, N, 64, 64, 128);
   if (err) return err;
   const size_t smem = gemm_smem_bytes(BN, STAGES, EPI);
-  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, CL>;
+  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, CL, SA>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) return (int)e;
-  const int units = ((M + GEMM_BM * CL - 1) / (GEMM_BM * CL)) * ((N + BN - 1) / BN);
+  const int units = SA ? ((M + GEMM_BM - 1) / GEMM_BM) * ((N + BN * CL - 1) / (BN * CL))
+                       : ((M + GEMM_BM * CL - 1) / (GEMM_BM * CL)) * ((N + BN - 1) / BN);
   const int grid = (units < sms / CL ? units : sms / CL) * CL;
   if (CL == 1) {
     kernel<<<grid, 384, smem, stream>>>(A_map, B_map, C_map, C, M, N, K, group_m);
@@ -419,7 +433,7 @@ static int gemm_sm90a(const T *A, const T *B, T *C, int M, int N, int K, int gro
 ** persistent grid wants sms / 2 of them), or -1. */
 template <int BN, int STAGES, int NT, int EPI, class T>
 static int cluster_fit(int sms) {
-  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, 2>;
+  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, 2, 0>;
   const size_t smem = gemm_smem_bytes(BN, STAGES, EPI);
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) return -1;
   cudaLaunchConfig_t cfg = {};
@@ -492,31 +506,36 @@ static float host_f(uint16_t h, int bf16) {
 }
 
 /* gen's schedule (128 x 256, 3 stages, C staged in halves, no cluster) and
-** the same in clusters of 2 (B multicast), both also with 4 stages; then the
-** earlier probes: the whole tile staged at once, stores from registers, and
-** 128 x 128 tiles. */
+** the same in clusters of 2 (B multicast), both also with 4 stages; the
+** clusters turned to share A (_cl2a); then the earlier probes: the whole
+** tile staged at once, stores from registers, and 128 x 128 tiles. */
 struct Variant { const char *name; };
 static const Variant variants[] = {{"n256_s3_ts2"}, {"n256_s3_ts2_cl2"}, {"n256_s4_ts2"}, {"n256_s4_ts2_cl2"},
+                                   {"n256_s3_ts2_cl2a"}, {"n256_s4_ts2_cl2a"},
                                    {"n256_s3_tmastore"}, {"n256_s4_direct"}, {"n128_s5_tmastore"}};
-enum { NVAR = 7 };
+enum { NVAR = 9 };
 
 template <class T>
 static int run_variant(int v, int nt, const T *A, const T *B, T *C, int M, int N, int K, int group_m, int sms, cudaStream_t st) {
   switch (v * 2 + nt) {
-    case 0: return gemm_sm90a<256, 3, 0, 2, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 1: return gemm_sm90a<256, 3, 1, 2, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 2: return gemm_sm90a<256, 3, 0, 2, T, 2>(A, B, C, M, N, K, group_m, sms, st);
-    case 3: return gemm_sm90a<256, 3, 1, 2, T, 2>(A, B, C, M, N, K, group_m, sms, st);
-    case 4: return gemm_sm90a<256, 4, 0, 2, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 5: return gemm_sm90a<256, 4, 1, 2, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 6: return gemm_sm90a<256, 4, 0, 2, T, 2>(A, B, C, M, N, K, group_m, sms, st);
-    case 7: return gemm_sm90a<256, 4, 1, 2, T, 2>(A, B, C, M, N, K, group_m, sms, st);
-    case 8: return gemm_sm90a<256, 3, 0, 1, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 9: return gemm_sm90a<256, 3, 1, 1, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 10: return gemm_sm90a<256, 4, 0, 0, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 11: return gemm_sm90a<256, 4, 1, 0, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    case 12: return gemm_sm90a<128, 5, 0, 1, T, 1>(A, B, C, M, N, K, group_m, sms, st);
-    default: return gemm_sm90a<128, 5, 1, 1, T, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 0: return gemm_sm90a<256, 3, 0, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 1: return gemm_sm90a<256, 3, 1, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 2: return gemm_sm90a<256, 3, 0, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 3: return gemm_sm90a<256, 3, 1, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 4: return gemm_sm90a<256, 4, 0, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 5: return gemm_sm90a<256, 4, 1, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 6: return gemm_sm90a<256, 4, 0, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 7: return gemm_sm90a<256, 4, 1, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 8: return gemm_sm90a<256, 3, 0, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 9: return gemm_sm90a<256, 3, 1, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 10: return gemm_sm90a<256, 4, 0, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 11: return gemm_sm90a<256, 4, 1, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 12: return gemm_sm90a<256, 3, 0, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 13: return gemm_sm90a<256, 3, 1, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 14: return gemm_sm90a<256, 4, 0, 0, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 15: return gemm_sm90a<256, 4, 1, 0, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 16: return gemm_sm90a<128, 5, 0, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    default: return gemm_sm90a<128, 5, 1, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
   }
 }
 
@@ -661,7 +680,9 @@ int main(int argc, char **argv) {
   const int sms = prop.multiProcessorCount;
   int fails = 0;
   if (!strcmp(mode, "check") || !strcmp(mode, "all")) {
-    const Shape cs[] = {{200, 328, 136}, {128, 256, 64}, {1000, 776, 520}, {4000, 4000, 4000}, {1024, 2048, 8192}};
+    /* odd counts of 128-row tiles (M 128, 264: the B-sharing pair's second block past M) and of 256-column tiles
+    ** (N 256, 700: the A-sharing pair's past N), ragged edges, K from one step to 128 */
+    const Shape cs[] = {{200, 328, 136}, {128, 256, 64}, {1000, 776, 520}, {264, 700, 200}, {4000, 4000, 4000}, {1024, 2048, 8192}};
     for (int nt = 0; nt < 2; ++nt)
       for (const Shape &s : cs) {
         fails += check<__nv_bfloat16>(nt, s, sms, group_m, 300, log);
