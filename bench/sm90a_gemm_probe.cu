@@ -26,8 +26,17 @@
 // at the edges); 1 through shared memory (each consumer warpgroup's 64 x BN
 // in 64 x 64 panels, 128-byte swizzle) and TMA stores, clipped at the edges
 // by the copy engine; 2 the same in two rounds of 64 x BN / 2 (half the
-// staging memory, so that a 4-stage ring fits beside it: the variant
-// n256_s4_tmastore2, the schedule gen is to emit).
+// staging memory, so that a 4-stage ring fits beside it: the schedule gen
+// emits).  CL (1 or 2): clusters of 2 blocks, the pair on tile rows 2 pm and
+// 2 pm + 1 of one tile column, B's stage loaded half by each block's
+// producer and multicast to both, a stage released by the 16 consumer warps
+// of both blocks (an arrival on each block's empty barrier); the grid holds
+// as many clusters as pairs of SMs.  SA = 1 turns the pair the other way:
+// tile columns 2 pn and 2 pn + 1 of one tile row, sharing A (each producer
+// loads 64 of A's 128 rows and multicasts them), B a block's own.  The
+// variants timed: gen's schedule (3 stages, EPI 2) and the same in clusters
+// of 2 sharing B, then sharing A, each in 4 stages too, then the earlier
+// probes (EPI 1, EPI 0, BN 128).
 //
 // build: bench/sm90a_gemm_probe.sh (nvcc -O3 -std=c++17
 //   -gencode=arch=compute_90a,code=sm_90a -lcublas)
@@ -135,6 +144,44 @@ LT_FN void lt_tile_grouped(int t, int tiles_m, int tiles_n, int group_m, int &bm
   bn = r / rows;
 }
 
+/* ---- clusters of 2 blocks (CL = 2 below; PTX ISA: cp.async.bulk.tensor's
+** .multicast::cluster, mapa, mbarrier.arrive's .shared::cluster form,
+** barrier.cluster) ---- */
+
+/* This block's rank in its cluster. */
+LT_FN unsigned probe_cluster_rank(void) {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/* Every thread of the cluster arrives, then waits for all the others:
+** release / acquire at cluster scope (the peers' mbarrier inits before the
+** first multicast or remote arrival; at the end, no block leaves while a
+** peer may still write its shared memory or arrive on its barriers). */
+LT_FN void probe_cluster_sync(void) {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+/* The box of `map` at (x, y) into shared memory at dst's offset in every
+** block of the cluster that `mask` names, each completing the box's bytes on
+** the mbarrier at bar's offset in its own shared memory. */
+LT_FN void probe_tma_load_2d_mc(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar, uint16_t mask) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b), "h"(mask) : "memory");
+}
+/* One arrival on the mbarrier at bar's offset in the shared memory of
+** cluster block `rank` (this block's own included), with the default
+** semantics (release, CTA scope): what it releases are the consumers' wgmma
+** reads of the stage, complete at the wgmma wait before it.  The form with
+** .release.cluster cost a MEMBAR.ALL.GPU (and ERRBAR, CGAERRBAR) before every
+** arrival in the SASS, and ran the clusters at 0.45-0.74x the plain kernel
+** (bench/results/2026-11-26-h200-matmul-square.txt, run 2). */
+LT_FN void probe_mbar_arrive_rank(uint64_t *bar, unsigned rank) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [r];\n}\n"
+               ::"r"(a), "r"(rank) : "memory");
+}
+
 /* What one instantiation of the probe kernel is. */
 template <class T> struct Ty;
 template <> struct Ty<__nv_bfloat16> {
@@ -175,8 +222,14 @@ static size_t gemm_smem_bytes(int bn, int stages, int epi) {
   return (size_t)stages * (GEMM_A_BYTES + bn * GEMM_BK * 2) + (epi ? GEMM_BM * bn * 2 / epi : 0) + 2 * stages * 8 + 1024;
 }
 
-/* Block tile 128 x BN x 64 (BN 256 or 128); see the top of the file. */
-template <int BN, int STAGES, int NT, int EPI, class T>
+/* Block tile 128 x BN x 64 (BN 256 or 128); see the top of the file.  CL = 2:
+** clusters of 2 blocks on tiles (2 pm, bn) and (2 pm + 1, bn), which share B:
+** each block's producer loads half of B's stage and multicasts it to both,
+** its own A alone; a stage is free again once the consumers of both blocks
+** are done with it (16 arrivals on each block's empty barrier).  SA = 1
+** (with CL = 2): tiles (bm, 2 pn) and (bm, 2 pn + 1), sharing A the same way
+** (64 rows a producer), B a block's own. */
+template <int BN, int STAGES, int NT, int EPI, class T, int CL, int SA>
 __global__ void __launch_bounds__(384, 1)
 gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map,
                   const __grid_constant__ CUtensorMap C_map, T *__restrict__ C, int M, int N, int K, int group_m)
@@ -191,12 +244,12 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
   uint64_t *full = (uint64_t *)(Cs + (EPI ? C_BYTES : 0)), *empty = full + STAGES;
   const int tid = threadIdx.x, wg = tid / 128;
   const int tiles_m = (M + GEMM_BM - 1) / GEMM_BM, tiles_n = (N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n, kts = (K + GEMM_BK - 1) / GEMM_BK;
+  const int kts = (K + GEMM_BK - 1) / GEMM_BK;
   if (tid == 0) {
     #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       lt_mbar_init(&full[s], 1);    /* the producer's arrive.expect_tx; the copies' bytes */
-      lt_mbar_init(&empty[s], 8);   /* lane 0 of each of the 8 consumer warps */
+      lt_mbar_init(&empty[s], 8 * CL);   /* lane 0 of each of the 8 consumer warps (of each block of the cluster) */
     }
     lt_mbar_init_fence();
     lt_tma_prefetch_map(&A_map);
@@ -204,19 +257,42 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
     if (EPI) lt_tma_prefetch_map(&C_map);
   }
   __syncthreads();   /* the barriers are initialized */
+  if (CL > 1) probe_cluster_sync();   /* ... in the peer too */
+  const unsigned rank = CL > 1 ? probe_cluster_rank() : 0;
+  /* CL = 2: the cluster runs pairs of tiles (units), tile rows 2 pm and 2 pm + 1
+  ** (SA: tile columns 2 pn and 2 pn + 1) */
+  const int units_m = SA ? tiles_m : (tiles_m + CL - 1) / CL, units_n = SA ? (tiles_n + CL - 1) / CL : tiles_n;
+  const int units = units_m * units_n;
+  const int unit0 = blockIdx.x / CL, unit_step = gridDim.x / CL;
   if (wg == 0) {
     /* producer warpgroup: one thread fills the ring */
     lt_setmaxnreg_dec<40>();
     if (tid == 0) {
       int stage = 0, phase = 0;
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      for (int unit = unit0; unit < units; unit += unit_step) {
         int bm, bn;
-        lt_tile_grouped(tile, tiles_m, tiles_n, group_m, bm, bn);
+        lt_tile_grouped(unit, units_m, units_n, SA ? group_m : group_m / CL, bm, bn);
+        if (SA) bn = bn * CL + rank;   /* past the last tile column (odd tiles_n): B's box reads zeros, the stores write nothing */
+        else bm = bm * CL + rank;      /* past the last tile row (odd tiles_m): A's box likewise */
         for (int kt = 0; kt < kts; ++kt) {
-          lt_mbar_wait(&empty[stage], phase ^ 1);   /* the consumers are done with the stage's last fill */
-          lt_mbar_arrive_expect_tx(&full[stage], GEMM_A_BYTES + B_BYTES);
-          lt_tma_load_2d(As + stage * GEMM_A_BYTES, &A_map, kt * GEMM_BK, bm * GEMM_BM, &full[stage]);
-          if (NT) {
+          lt_mbar_wait(&empty[stage], phase ^ 1);   /* the consumers (of both blocks) are done with the stage's last fill */
+          lt_mbar_arrive_expect_tx(&full[stage], GEMM_A_BYTES + B_BYTES);   /* the shared operand: half from each block's producer */
+          if (CL > 1 && SA)   /* rows rank 64 .. of A's 128 */
+            probe_tma_load_2d_mc(As + stage * GEMM_A_BYTES + rank * (GEMM_A_BYTES / 2), &A_map, kt * GEMM_BK, bm * GEMM_BM + rank * (GEMM_BM / 2),
+                                 &full[stage], 3);
+          else
+            lt_tma_load_2d(As + stage * GEMM_A_BYTES, &A_map, kt * GEMM_BK, bm * GEMM_BM, &full[stage]);
+          if (CL > 1 && !SA) {
+            if (NT) {   /* rows rank BN / 2 .. of B's BN */
+              probe_tma_load_2d_mc(Bs + stage * B_BYTES + rank * (B_BYTES / 2), &B_map, kt * GEMM_BK, bn * BN + rank * (BN / 2), &full[stage], 3);
+            } else {
+              #pragma unroll
+              for (int p = 0; p < BN / 128; ++p) {   /* panels rank BN / 128 .. */
+                const int q = rank * (BN / 128) + p;
+                probe_tma_load_2d_mc(Bs + stage * B_BYTES + q * 8192, &B_map, bn * BN + q * 64, kt * GEMM_BK, &full[stage], 3);
+              }
+            }
+          } else if (NT) {
             lt_tma_load_2d(Bs + stage * B_BYTES, &B_map, kt * GEMM_BK, bn * BN, &full[stage]);
           } else {
             #pragma unroll
@@ -233,9 +309,11 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
     const int cw = wg - 1, warp = tid / 32 % 4, lane = tid % 32;
     int stage = 0, phase = 0;
     float acc[NACC];
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int unit = unit0; unit < units; unit += unit_step) {
       int bm, bn;
-      lt_tile_grouped(tile, tiles_m, tiles_n, group_m, bm, bn);
+      lt_tile_grouped(unit, units_m, units_n, SA ? group_m : group_m / CL, bm, bn);
+      if (SA) bn = bn * CL + rank;
+      else bm = bm * CL + rank;
       int prev = 0;
       for (int kt = 0; kt < kts; ++kt) {
         lt_mbar_wait(&full[stage], phase);   /* the stage's copies have landed */
@@ -250,13 +328,27 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
         }
         lt_wgmma_commit();
         lt_wgmma_wait<1>();   /* the wgmmas of the previous stage are done: it may be filled again */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&empty[prev]);
+        if (kt > 0 && lane == 0) {
+          if (CL > 1) {
+            #pragma unroll
+            for (unsigned r = 0; r < CL; ++r) probe_mbar_arrive_rank(&empty[prev], r);
+          } else {
+            lt_mbar_arrive(&empty[prev]);
+          }
+        }
         prev = stage;
         if (++stage == STAGES) stage = 0, phase ^= 1;
       }
       lt_wgmma_wait<0>();
       lt_wgmma_settle(acc);
-      if (lane == 0) lt_mbar_arrive(&empty[prev]);
+      if (lane == 0) {
+        if (CL > 1) {
+          #pragma unroll
+          for (unsigned r = 0; r < CL; ++r) probe_mbar_arrive_rank(&empty[prev], r);
+        } else {
+          lt_mbar_arrive(&empty[prev]);
+        }
+      }
       /* accumulator i of a lane: row lane / 4 + 8 (i / Q) of the warp's 16,
       ** column 8 (i % Q / 2) + 2 (lane % 4) + i % 2 */
       if (EPI == 0) {
@@ -299,27 +391,60 @@ gemm_sm90a_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_consta
     }
     if (EPI && tid % 128 == 0) lt_tma_store_wait<0>();
   }
+  if (CL > 1) probe_cluster_sync();   /* the peer's copies into this block and its arrivals here are over */
 }
 
-/* The launcher gen would print: tensor maps, then the persistent grid.
+/* The launcher gen would print: tensor maps, then the persistent grid (CL =
+** 2: clusters of 2 blocks, as many as pairs of SMs, each on pairs of tiles).
 ** Returns 0 or an error (a refused tensor map: the caller falls back). */
-template <int BN, int STAGES, int NT, int EPI, class T>
+template <int BN, int STAGES, int NT, int EPI, class T, int CL, int SA>
 static int gemm_sm90a(const T *A, const T *B, T *C, int M, int N, int K, int group_m, int sms, cudaStream_t stream) {
   if (M <= 0 || N <= 0 || K <= 0) return cudaErrorInvalidValue;
   const int dt = Ty<T>::bf16 ? LT_TMA_BF16 : LT_TMA_F16;
   CUtensorMap A_map, B_map, C_map;
-  int err = lt_tma_encode_2d(&A_map, A, dt, M, K, K, GEMM_BM, GEMM_BK, 128);
-  if (!err) err = NT ? lt_tma_encode_2d(&B_map, B, dt, N, K, K, BN, GEMM_BK, 128)
+  int err = lt_tma_encode_2d(&A_map, A, dt, M, K, K, GEMM_BM / (SA ? CL : 1), GEMM_BK, 128);   /* SA: a block's half of A */
+  if (!err) err = NT ? lt_tma_encode_2d(&B_map, B, dt, N, K, K, BN / (SA ? 1 : CL), GEMM_BK, 128)   /* else, nt: a block's half of B */
                      : lt_tma_encode_2d(&B_map, B, dt, K, N, N, GEMM_BK, 64, 128);
   if (!err) err = lt_tma_encode_2d(&C_map, C, dt, M, N, N, 64, 64, 128);
   if (err) return err;
   const size_t smem = gemm_smem_bytes(BN, STAGES, EPI);
-  cudaError_t e = cudaFuncSetAttribute(gemm_sm90a_kernel<BN, STAGES, NT, EPI, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, CL, SA>;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) return (int)e;
-  const int tiles = ((M + GEMM_BM - 1) / GEMM_BM) * ((N + BN - 1) / BN);
-  const int grid = tiles < sms ? tiles : sms;
-  gemm_sm90a_kernel<BN, STAGES, NT, EPI, T><<<grid, 384, smem, stream>>>(A_map, B_map, C_map, C, M, N, K, group_m);
+  const int units = SA ? ((M + GEMM_BM - 1) / GEMM_BM) * ((N + BN * CL - 1) / (BN * CL))
+                       : ((M + GEMM_BM * CL - 1) / (GEMM_BM * CL)) * ((N + BN - 1) / BN);
+  const int grid = (units < sms / CL ? units : sms / CL) * CL;
+  if (CL == 1) {
+    kernel<<<grid, 384, smem, stream>>>(A_map, B_map, C_map, C, M, N, K, group_m);
+    return (int)cudaGetLastError();
+  }
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = CL, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(grid), cfg.blockDim = dim3(384), cfg.dynamicSmemBytes = smem, cfg.stream = stream;
+  cfg.attrs = attr, cfg.numAttrs = 1;
+  e = cudaLaunchKernelEx(&cfg, kernel, A_map, B_map, C_map, C, M, N, K, group_m);
+  if (e != cudaSuccess) return (int)e;
   return (int)cudaGetLastError();
+}
+
+/* How many clusters of the CL = 2 kernel fit on the device at once (the
+** persistent grid wants sms / 2 of them), or -1. */
+template <int BN, int STAGES, int NT, int EPI, class T>
+static int cluster_fit(int sms) {
+  auto kernel = gemm_sm90a_kernel<BN, STAGES, NT, EPI, T, 2, 0>;
+  const size_t smem = gemm_smem_bytes(BN, STAGES, EPI);
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) return -1;
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(sms / 2 * 2), cfg.blockDim = dim3(384), cfg.dynamicSmemBytes = smem;
+  cfg.attrs = attr, cfg.numAttrs = 1;
+  int n = -1;
+  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) return -1;
+  return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,21 +505,37 @@ static float host_f(uint16_t h, int bf16) {
   float f; memcpy(&f, &u, 4); return f;
 }
 
+/* gen's schedule (128 x 256, 3 stages, C staged in halves, no cluster) and
+** the same in clusters of 2 (B multicast), both also with 4 stages; the
+** clusters turned to share A (_cl2a); then the earlier probes: the whole
+** tile staged at once, stores from registers, and 128 x 128 tiles. */
 struct Variant { const char *name; };
-static const Variant variants[] = {{"n256_s4_tmastore2"}, {"n256_s3_tmastore"}, {"n256_s4_direct"}, {"n128_s5_tmastore"}};
-enum { NVAR = 4 };
+static const Variant variants[] = {{"n256_s3_ts2"}, {"n256_s3_ts2_cl2"}, {"n256_s4_ts2"}, {"n256_s4_ts2_cl2"},
+                                   {"n256_s3_ts2_cl2a"}, {"n256_s4_ts2_cl2a"},
+                                   {"n256_s3_tmastore"}, {"n256_s4_direct"}, {"n128_s5_tmastore"}};
+enum { NVAR = 9 };
 
 template <class T>
 static int run_variant(int v, int nt, const T *A, const T *B, T *C, int M, int N, int K, int group_m, int sms, cudaStream_t st) {
   switch (v * 2 + nt) {
-    case 0: return gemm_sm90a<256, 4, 0, 2, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 1: return gemm_sm90a<256, 4, 1, 2, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 2: return gemm_sm90a<256, 3, 0, 1, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 3: return gemm_sm90a<256, 3, 1, 1, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 4: return gemm_sm90a<256, 4, 0, 0, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 5: return gemm_sm90a<256, 4, 1, 0, T>(A, B, C, M, N, K, group_m, sms, st);
-    case 6: return gemm_sm90a<128, 5, 0, 1, T>(A, B, C, M, N, K, group_m, sms, st);
-    default: return gemm_sm90a<128, 5, 1, 1, T>(A, B, C, M, N, K, group_m, sms, st);
+    case 0: return gemm_sm90a<256, 3, 0, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 1: return gemm_sm90a<256, 3, 1, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 2: return gemm_sm90a<256, 3, 0, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 3: return gemm_sm90a<256, 3, 1, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 4: return gemm_sm90a<256, 4, 0, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 5: return gemm_sm90a<256, 4, 1, 2, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 6: return gemm_sm90a<256, 4, 0, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 7: return gemm_sm90a<256, 4, 1, 2, T, 2, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 8: return gemm_sm90a<256, 3, 0, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 9: return gemm_sm90a<256, 3, 1, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 10: return gemm_sm90a<256, 4, 0, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 11: return gemm_sm90a<256, 4, 1, 2, T, 2, 1>(A, B, C, M, N, K, group_m, sms, st);
+    case 12: return gemm_sm90a<256, 3, 0, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 13: return gemm_sm90a<256, 3, 1, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 14: return gemm_sm90a<256, 4, 0, 0, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 15: return gemm_sm90a<256, 4, 1, 0, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    case 16: return gemm_sm90a<128, 5, 0, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
+    default: return gemm_sm90a<128, 5, 1, 1, T, 1, 0>(A, B, C, M, N, K, group_m, sms, st);
   }
 }
 
@@ -532,11 +673,16 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, 0));
   printf("# device %s, %d SMs, L2 %d MB, smem/block optin %zu\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, prop.sharedMemPerBlockOptin);
   CB(cublasCreate(&blas));
+  printf("# clusters of 2 that fit at once (of %d): 3 stages nn %d, nt %d; 4 stages nn %d, nt %d\n", prop.multiProcessorCount / 2,
+         cluster_fit<256, 3, 0, 2, __nv_bfloat16>(prop.multiProcessorCount), cluster_fit<256, 3, 1, 2, __nv_bfloat16>(prop.multiProcessorCount),
+         cluster_fit<256, 4, 0, 2, __nv_bfloat16>(prop.multiProcessorCount), cluster_fit<256, 4, 1, 2, __nv_bfloat16>(prop.multiProcessorCount));
   FILE *log = getenv("LOG") ? fopen(getenv("LOG"), "a") : NULL;
   const int sms = prop.multiProcessorCount;
   int fails = 0;
   if (!strcmp(mode, "check") || !strcmp(mode, "all")) {
-    const Shape cs[] = {{200, 328, 136}, {128, 256, 64}, {1000, 776, 520}, {4000, 4000, 4000}, {1024, 2048, 8192}};
+    /* odd counts of 128-row tiles (M 128, 264: the B-sharing pair's second block past M) and of 256-column tiles
+    ** (N 256, 700: the A-sharing pair's past N), ragged edges, K from one step to 128 */
+    const Shape cs[] = {{200, 328, 136}, {128, 256, 64}, {1000, 776, 520}, {264, 700, 200}, {4000, 4000, 4000}, {1024, 2048, 8192}};
     for (int nt = 0; nt < 2; ++nt)
       for (const Shape &s : cs) {
         fails += check<__nv_bfloat16>(nt, s, sms, group_m, 300, log);
