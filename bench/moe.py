@@ -191,7 +191,8 @@ def bda_check(lib):
     for dt, t in (("bf16", torch.bfloat16), ("f16", torch.float16), ("f32", torch.float32)):
         f = bda_fn(lib, dt)
         for M, N, p, seed, off in ((37, 1000, 0.1, 1234, 0), (64, 4099, 0.5, -7, (1 << 33) + 3), (300, 2048, 0.9, 99, 12),
-                                  (51, 3072, 0.3, 5, 7), (33, 4104, 0.2, 11, 5), (19, 5000, 0.1, 3, 1)):
+                                  (51, 3072, 0.3, 5, 7), (33, 4104, 0.2, 11, 5), (19, 5000, 0.1, 3, 1),
+                                  (9, 4100, 0.3, 77, 3), (70, 1032, 0.4, 21, 2), (23, 2056, 0.1, 8, 9)):
             X = torch.rand(M, N, device="cuda", dtype=t) + 1
             B = torch.rand(N, device="cuda", dtype=t) * 0.5 + 0.5
             R = torch.rand(M, N, device="cuda", dtype=t) * 2 - 1
