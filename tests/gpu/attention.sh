@@ -83,7 +83,7 @@ if [ "$mode" != --bench-only ]; then
   fi
   for t in $targets; do
     [ -f $o/attn_$t.so ] || continue
-    python3 tests/gpu/check_attention.py $o/attn_$t.so $t > $out/check_attention_$t.txt 2>&1 ||
+    python3 tests/gpu/check_attention.py $o/attn_$t.so $t --only "$only" > $out/check_attention_$t.txt 2>&1 ||
       echo "FAIL check $t: check_attention.py exited $?: $(tail -n 1 $out/check_attention_$t.txt)" >> $out/check_attention_$t.txt
     if [ "$only" = . ]; then   # more programs than SMs (sm90a: each block of the persistent grid runs several)
       python3 tests/gpu/check_attention_programs.py $t=$o/attn_$t.so >> $out/check_attention_$t.txt 2>&1 ||

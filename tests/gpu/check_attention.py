@@ -44,6 +44,7 @@ ap.add_argument("target")
 ap.add_argument("--headers", help="folder of the attention*.h (default out/TARGET)")
 ap.add_argument("--cpu", action="store_true")
 ap.add_argument("--quick", action="store_true")
+ap.add_argument("--only", default=".", help="a regex on the variant name: check those alone (attention.sh's ONLY)")
 args = ap.parse_args()
 DEV = "cpu" if args.cpu else "cuda"
 
@@ -113,7 +114,8 @@ hdir = args.headers or os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 # attention_decode_* and attention_varlen_* have checks of their own: bench/attention_decode.sh,
 # bench/attention_varlen.sh
 names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h"))
-               if not os.path.basename(h).startswith(("attention_decode_", "attention_varlen_")))
+               if not os.path.basename(h).startswith(("attention_decode_", "attention_varlen_"))
+               and re.search(args.only, os.path.basename(h)[:-2]))
 sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ..., "dkdva": ...}
 pres = {}   # (dt, D) -> {"pre": ..., "prea": ..., "post": ...} (shared by cap and no cap)
 for n in names:
