@@ -475,11 +475,8 @@ return {
       variant = "attention_bwd_dkdv_f16_d64",
     },
     {
-      -- set by hand (2026-11-26): the 256-thread warp-specialized kernel, 128 keys a block, 64 queries
-      -- a step, dV one iteration late, on a ring of 4 stages (the short sequences' bucket: 3); bf16 on
-      -- an H200, 0.91-0.95x the dK/dV time of the 128-thread cp.async ring (BM = 128, BN = 64) that
-      -- this bucket ran before at 4K causal, 0.98-0.99x at 4K full; 16K keeps the ring (below)
-      -- (bench/results/2026-11-26-h200-attention-bwd-split.txt)
+      -- set by hand (2026-11-26): bf16 d64's 4K config (its entry above: the warp-specialized kernel
+      -- on a ring of 4 stages), checked in f16 on an H200, timed in bf16 only
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
         BM = 64,
@@ -494,9 +491,8 @@ return {
       variant = "attention_bwd_dkdv_f16_d64",
     },
     {
-      -- set by hand (2026-11-26): the 128-thread cp.async ring (128 queries a step, 64 keys) that the
-      -- 4K bucket ran before, for 16K tokens: the warp-specialized kernel of the 4K bucket measured
-      -- 0.99-1.06x its dK/dV time there (bench/results/2026-11-26-h200-attention-bwd-split.txt)
+      -- set by hand (2026-11-26): bf16 d64's 16K config (its entry above: the 128-thread cp.async
+      -- ring), timed in bf16 only
       bucket = "B=1,Hkv=32,Hq=32,Sk=16384,Sq=16384",
       config = {
         BM = 128,
